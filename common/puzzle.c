@@ -1,0 +1,5 @@
+/* puzzle.c
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+#include "puzzle.h"

@@ -1,0 +1,5 @@
+/* shardset.c
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+#include "shardset.h"

@@ -1,0 +1,87 @@
+/* shardset.h - from a secret to named shards and back
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * This is the whole cryptographic side of backup and restore; the
+ * programs add only transport (HTTP), prompting and GnuPG.
+ */
+#ifndef KS_SHARDSET_H
+#define KS_SHARDSET_H
+
+#include "profile.h"
+
+/* The shards of one backup.  Shard of share I (1..n) of chunk J lives at
+ * index J * n + (I - 1) of NAMES and SHARDS.  Shards are not secret
+ * alone but are kept in ordinary memory only after encryption.  */
+typedef struct ks_shardset
+{
+  const ks_profile_t *profile;
+  unsigned int n;
+  unsigned int k;
+  uint32_t nchunks;
+  size_t shard_len;
+  char (*names)[KS_NAME_HEX_LEN + 1];
+  uint8_t **shards;
+} ks_shardset_t;
+
+/* Encrypt and split SECRET for item NAME under PASSWORD.  KEYID may be
+ * NULL (not bound).  N and K of 0 take the profile's defaults.  */
+gpg_error_t ks_shardset_create (const ks_profile_t *profile,
+                                const char *name, const char *keyid,
+                                const void *password, size_t passwordlen,
+                                const uint8_t *secret, size_t secretlen,
+                                unsigned int n, unsigned int k,
+                                ks_progress_cb_t progress, void *progress_arg,
+                                ks_shardset_t **r_set);
+void ks_shardset_free (ks_shardset_t *set);
+
+/* Restore: derive names, take shards as they arrive, unlock, finish.  */
+typedef struct ks_recover ks_recover_t;
+
+/* Derives the name seed (the expensive step).  */
+gpg_error_t ks_recover_new (const ks_profile_t *profile, const char *name,
+                            const char *keyid,
+                            ks_progress_cb_t progress, void *progress_arg,
+                            ks_recover_t **r_rec);
+void ks_recover_free (ks_recover_t *rec);
+const ks_profile_t *ks_recover_profile (ks_recover_t *rec);
+
+/* Name of share I of chunk J into HEX (65 bytes).  */
+void ks_recover_shard_name (ks_recover_t *rec, unsigned int i, uint32_t j,
+                            char *hex);
+
+/* Hand over a fetched shard; bytes are copied.  A shard of the wrong
+ * size is refused with GPG_ERR_INV_LENGTH (a server answered junk).  */
+gpg_error_t ks_recover_add_shard (ks_recover_t *rec, uint32_t j,
+                                  unsigned int i,
+                                  const uint8_t *data, size_t len);
+
+/* Number of shards held for chunk J.  */
+unsigned int ks_recover_shard_count (ks_recover_t *rec, uint32_t j);
+
+/* With the shards of chunk 0 in hand: derive K, solve the puzzle over
+ * every candidate combination (all subsets of two or more shards, so a
+ * lying server cannot stop a restore).  GPG_ERR_NO_DATA with fewer than
+ * two shards, GPG_ERR_BAD_PASSPHRASE when nothing opens.  */
+gpg_error_t ks_recover_unlock (ks_recover_t *rec,
+                               const void *password, size_t passwordlen,
+                               unsigned int nthreads,
+                               ks_progress_cb_t progress, void *progress_arg);
+
+/* After unlock: how many chunks the secret has.  */
+uint32_t ks_recover_nchunks (ks_recover_t *rec);
+
+/* After the shards of every chunk are added: the secret, in secure
+ * memory (free with ks_free_secret (*r_secret, *r_len)).  GPG_ERR_CHECKSUM
+ * when some chunk has no combination that verifies.  */
+gpg_error_t ks_recover_finish (ks_recover_t *rec,
+                               uint8_t **r_secret, size_t *r_len);
+
+/* Deterministic randomness, for known-answer tests only: after this
+ * call, all randomness of this library (R, IVs, Shamir coefficients) is
+ * SHA-256 (SEED || be64 counter) blocks in order of use.  SEED NULL goes
+ * back to GCRY_STRONG_RANDOM.  Never called by the programs.  */
+void ks_random_set_test_seed (const uint8_t *seed, size_t seedlen);
+/* The library's one randomness source.  */
+void ks_random (void *buf, size_t len);
+
+#endif /* KS_SHARDSET_H */

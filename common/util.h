@@ -1,0 +1,45 @@
+/* util.h - small helpers shared by all of keysafe
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef KS_UTIL_H
+#define KS_UTIL_H
+
+#ifndef GPG_ERR_SOURCE_DEFAULT
+# define GPG_ERR_SOURCE_DEFAULT GPG_ERR_SOURCE_USER_1
+#endif
+#include <gpg-error.h>
+#include <gcrypt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define KS_DIM(a) (sizeof (a) / sizeof *(a))
+
+/* Wipe memory that held a secret.  explicit_bzero is not optimised
+ * away even when the buffer is freed right after.  */
+#define ks_wipe(p, n) explicit_bzero ((p), (n))
+
+/* Free a secret buffer of N bytes: wipe then gcry_free.  Accepts NULL.  */
+void ks_free_secret (void *p, size_t n);
+
+/* Constant-time equality of two byte strings of the same length; returns
+ * 1 when equal.  Keep it apart from memcmp: use it for MACs, tags and
+ * anything derived from a secret.  */
+int ks_memeq (const void *a, const void *b, size_t n);
+
+/* Big-endian encoders used by the wire format.  */
+void ks_put_be32 (uint8_t *p, uint32_t v);
+uint32_t ks_get_be32 (const uint8_t *p);
+void ks_put_be64 (uint8_t *p, uint64_t v);
+uint64_t ks_get_be64 (const uint8_t *p);
+
+/* Lowercase hex of LEN bytes into OUT (2*LEN+1 bytes incl. NUL).  */
+void ks_hex_encode (const uint8_t *in, size_t len, char *out);
+/* Strict lowercase/uppercase hex decode of exactly 2*LEN chars; returns
+ * GPG_ERR_INV_VALUE on any other character or length.  */
+gpg_error_t ks_hex_decode (const char *hex, uint8_t *out, size_t len);
+
+/* Number of online CPUs, at least 1.  */
+unsigned int ks_ncpus (void);
+
+#endif /* KS_UTIL_H */
