@@ -1,0 +1,72 @@
+/* flow.h - backup, restore and check: one implementation, two faces
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The command line (keysafe.c) and the Assuan server (keysafe-helper.c)
+ * both drive these flows.  A face supplies a ks_ui_t for everything that
+ * talks to the user; the flows never print, prompt or exit themselves.
+ * Owner of this file: the keysafe (client) work; keysafe-helper uses it.
+ */
+#ifndef KS_FLOW_H
+#define KS_FLOW_H
+
+#include "keysafe.h"
+
+/* What the user chose; filled by option parsing or Assuan OPTION.  */
+typedef struct ks_options
+{
+  const char *homedir;          /* GnuPG home; NULL = GPGME's default */
+  const char *profile;          /* NULL = default (backup) / all (restore) */
+  const char *gpgkeyid;         /* key to back up / restore into */
+  int bind_keyid;               /* bind the shard names to the key id */
+  unsigned int shares;          /* 0 = profile default */
+  unsigned int threshold;       /* 0 = profile default */
+  const char **servers;         /* --server URL..., NULL-terminated, or NULL */
+  const char *servers_file;     /* --servers-file, NULL = shipped list */
+  const char *tor_socks;        /* host:port, NULL = 127.0.0.1:9050 */
+  int no_tor;                   /* connect directly even to non-loopback */
+  int batch;                    /* never prompt */
+  int force;                    /* accept a weak password */
+  int verbose;
+  unsigned int threads;         /* puzzle threads, 0 = all CPUs */
+} ks_options_t;
+
+/* The face.  Every callback may be NULL where it makes sense.  Texts
+ * handed to the callbacks are already translated.  */
+typedef struct ks_ui
+{
+  void *arg;
+  /* Progress of the KDF/puzzle/transfer step WHAT ("name", "key",
+   * "puzzle", "upload", "download").  */
+  void (*progress) (void *arg, const char *what, uint64_t done,
+                    uint64_t total);
+  /* A line of information for the user.  */
+  void (*info) (void *arg, const char *text);
+  /* Ask for the item name.  PROMPT says why (e.g. the last one was
+   * taken).  *R_NAME is gcry_malloc'd; GPG_ERR_CANCELED if refused.  */
+  gpg_error_t (*get_name) (void *arg, const char *prompt, char **r_name);
+  /* Ask for the password; CONFIRM asks twice.  *R_PW is NUL-terminated
+   * in secure memory (free with ks_free_secret).  */
+  gpg_error_t (*get_password) (void *arg, const char *prompt, int confirm,
+                               char **r_pw);
+  /* Hand out restored secret bytes (restore --stdout).  */
+  gpg_error_t (*put_secret) (void *arg, const uint8_t *data, size_t len);
+} ks_ui_t;
+
+/* Back up SECRET (or, when SECRET is NULL, the key OPT->gpgkeyid
+ * exported with GPGME, minimal, secret).  Names/password through UI.  */
+gpg_error_t ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
+                            const uint8_t *secret, size_t secretlen);
+
+/* Restore; with TO_UI the secret goes to ui->put_secret, otherwise it is
+ * imported into GnuPG and its fingerprint told through ui->info.  */
+gpg_error_t ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui,
+                             int to_ui);
+
+/* Are the shards still stored?  */
+gpg_error_t ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui);
+
+/* Send shards that waited in the upload queue.  */
+gpg_error_t ks_flow_upload_queued (const ks_options_t *opt,
+                                   const ks_ui_t *ui);
+
+#endif /* KS_FLOW_H */
