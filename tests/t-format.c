@@ -1,0 +1,185 @@
+/* t-format.c - objects, shard sets and restore with the test profile
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+#include "t-support.h"
+
+static const ks_profile_t *prof;
+static const char pw[] = "correct horse battery staple";
+
+/* Feed the shards of SET for the shares in USE (bitmask of share
+ * indexes, bit 0 = share 1) into a restore and return its result.  */
+static gpg_error_t
+restore_with (ks_shardset_t *set, unsigned int use, const char *password,
+              uint8_t **r_secret, size_t *r_len)
+{
+  gpg_error_t err;
+  ks_recover_t *rec;
+  uint32_t j;
+  unsigned int i;
+  char name[KS_NAME_HEX_LEN + 1];
+
+  err = ks_recover_new (prof, "item", NULL, NULL, NULL, &rec);
+  if (err)
+    return err;
+  /* Names must agree with the ones backup produced.  */
+  for (j = 0; j < set->nchunks; j++)
+    for (i = 1; i <= set->n; i++)
+      {
+        ks_recover_shard_name (rec, i, j, name);
+        T_CHECK (!strcmp (name, set->names[j * set->n + i - 1]));
+      }
+  for (i = 1; i <= set->n; i++)
+    if (use & (1u << (i - 1)))
+      T_OK (ks_recover_add_shard (rec, 0, i, set->shards[i - 1],
+                                  set->shard_len));
+  err = ks_recover_unlock (rec, password, strlen (password), 0, NULL, NULL);
+  if (!err)
+    {
+      T_CHECK (ks_recover_nchunks (rec) == set->nchunks);
+      for (j = 1; j < set->nchunks; j++)
+        for (i = 1; i <= set->n; i++)
+          if (use & (1u << (i - 1)))
+            T_OK (ks_recover_add_shard (rec, j, i,
+                                        set->shards[j * set->n + i - 1],
+                                        set->shard_len));
+      err = ks_recover_finish (rec, r_secret, r_len);
+    }
+  ks_recover_free (rec);
+  return err;
+}
+
+static void
+round_trip (size_t len, unsigned int n, unsigned int k)
+{
+  uint8_t *secret = malloc (len + 1);
+  uint8_t *out = NULL;
+  size_t outlen = 0;
+  ks_shardset_t *set = NULL;
+  unsigned int use, bits, i;
+  uint32_t want;
+
+  gcry_randomize (secret, len, GCRY_WEAK_RANDOM);
+  T_OK (ks_shardset_create (prof, "item", NULL, pw, strlen (pw),
+                            secret, len, n, k, NULL, NULL, &set));
+  if (!set)
+    return;
+  T_OK (ks_object_count (prof, len, &want));
+  T_CHECK (set->nchunks == want);
+  T_CHECK (set->shard_len == prof->object_size);
+  /* Every subset of at least k shares restores; smaller ones do not.  */
+  for (use = 1; use < (1u << n); use++)
+    {
+      gpg_error_t err;
+
+      for (i = 0, bits = 0; i < n; i++)
+        bits += !!(use & (1u << i));
+      err = restore_with (set, use, pw, &out, &outlen);
+      if (bits >= k)
+        {
+          T_OK (err);
+          T_CHECK (outlen == len && out && !memcmp (out, secret, len));
+        }
+      else
+        T_CHECK (err);
+      ks_free_secret (out, outlen);
+      out = NULL;
+      if (n > 3 && bits >= k)
+        break;   /* one full pass over subsets is enough for big n */
+    }
+  ks_shardset_free (set);
+  free (secret);
+}
+
+int
+main (void)
+{
+  size_t cs;
+  ks_shardset_t *set = NULL;
+  uint8_t *out = NULL;
+  size_t outlen = 0, pos;
+  uint8_t secret[300];
+  uint8_t ekey[KS_KEY_LEN], iv[KS_IV_LEN], *obj, *chunk, *chunk2;
+  uint32_t count;
+
+  t_init ();
+  prof = ks_profile_find ("test");
+  if (!prof)
+    T_DIE ("no test profile");
+  cs = ks_profile_chunk_size (prof);
+  T_CHECK (ks_profile_find ("default") == ks_profile_default ());
+  T_CHECK (ks_profile_find ("nosuch") == NULL);
+  T_CHECK (!strcmp (ks_profile_nth (ks_profile_count () - 1)->name, "test"));
+
+  /* Chunk counts at the boundaries.  */
+  T_OK (ks_object_count (prof, 0, &count)); T_CHECK (count == 1);
+  T_OK (ks_object_count (prof, cs - 4, &count)); T_CHECK (count == 1);
+  T_OK (ks_object_count (prof, cs - 3, &count)); T_CHECK (count == 2);
+  T_OK (ks_object_count (prof, 10 * cs - 4, &count)); T_CHECK (count == 10);
+  T_CHECK_ERR (ks_object_count (prof, KS_MAX_SECRET + 1, &count),
+               GPG_ERR_TOO_LARGE);
+
+  /* Round trips: 1 byte, exactly one object, one more, ten objects.  */
+  round_trip (1, 3, 2);
+  round_trip (0, 3, 2);
+  round_trip (cs - 4, 3, 2);
+  round_trip (cs - 3, 3, 2);
+  round_trip (10 * cs - 4, 3, 2);
+  round_trip (700, 5, 3);
+
+  /* Object level: any flipped bit fails with GPG_ERR_CHECKSUM.  */
+  obj = malloc (prof->object_size);
+  chunk = malloc (cs);
+  chunk2 = malloc (cs);
+  gcry_randomize (ekey, sizeof ekey, GCRY_WEAK_RANDOM);
+  gcry_randomize (iv, sizeof iv, GCRY_WEAK_RANDOM);
+  gcry_randomize (chunk, cs, GCRY_WEAK_RANDOM);
+  T_OK (ks_object_seal (prof, ekey, 3, iv, chunk, obj));
+  T_OK (ks_object_open (prof, ekey, 3, obj, chunk2));
+  T_CHECK (!memcmp (chunk, chunk2, cs));
+  T_CHECK_ERR (ks_object_open (prof, ekey, 4, obj, chunk2), GPG_ERR_CHECKSUM);
+  for (pos = 0; pos < prof->object_size * 8; pos += 7)
+    {
+      obj[pos / 8] ^= 1 << (pos % 8);
+      T_CHECK_ERR (ks_object_open (prof, ekey, 3, obj, chunk2),
+                   GPG_ERR_CHECKSUM);
+      obj[pos / 8] ^= 1 << (pos % 8);
+    }
+  ekey[5] ^= 0x10;
+  T_CHECK_ERR (ks_object_open (prof, ekey, 3, obj, chunk2), GPG_ERR_CHECKSUM);
+
+  /* Shard level: a corrupt shard among three does not stop a restore;
+   * with only two shards, one of them corrupt, restore fails cleanly.  */
+  gcry_randomize (secret, sizeof secret, GCRY_WEAK_RANDOM);
+  T_OK (ks_shardset_create (prof, "item", NULL, pw, strlen (pw), secret,
+                            sizeof secret, 3, 2, NULL, NULL, &set));
+  if (set)
+    {
+      set->shards[1][17] ^= 0x40;
+      T_OK (restore_with (set, 7, pw, &out, &outlen));
+      T_CHECK (outlen == sizeof secret && !memcmp (out, secret, outlen));
+      ks_free_secret (out, outlen);
+      out = NULL;
+      T_CHECK_ERR (restore_with (set, 3, pw, &out, &outlen),
+                   GPG_ERR_BAD_PASSPHRASE);
+      /* Wrong password.  */
+      T_CHECK_ERR (restore_with (set, 5, "wrong password", &out, &outlen),
+                   GPG_ERR_BAD_PASSPHRASE);
+      ks_shardset_free (set);
+      set = NULL;
+    }
+
+  /* Bad parameters.  */
+  T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
+                                   3, 1, NULL, NULL, &set), GPG_ERR_INV_ARG);
+  T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
+                                   2, 3, NULL, NULL, &set), GPG_ERR_INV_ARG);
+  T_CHECK_ERR (ks_shardset_create (prof, "", NULL, pw, 3, secret, 10,
+                                   3, 2, NULL, NULL, &set), GPG_ERR_INV_NAME);
+  T_CHECK (set == NULL);
+
+  free (obj);
+  free (chunk);
+  free (chunk2);
+  return t_done ();
+}
