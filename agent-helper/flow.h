@@ -28,6 +28,11 @@ typedef struct ks_options
   int force;                    /* accept a weak password */
   int verbose;
   unsigned int threads;         /* puzzle threads, 0 = all CPUs */
+  /* Fields added by the client work; zero means "default".  Initialise
+   * the struct with memset or "= { 0 }" so new fields stay zero.  */
+  const char *name;             /* item name; NULL = ask through ui */
+  unsigned int timeout;         /* seconds per HTTP request, 0 = 60 */
+  unsigned int connect_timeout; /* seconds to connect, 0 = 30 */
 } ks_options_t;
 
 /* The face.  Every callback may be NULL where it makes sense.  Texts
@@ -50,6 +55,10 @@ typedef struct ks_ui
                                char **r_pw);
   /* Hand out restored secret bytes (restore --stdout).  */
   gpg_error_t (*put_secret) (void *arg, const uint8_t *data, size_t len);
+  /* Added by the client work (may be NULL; then info is used): the one
+   * clear line that explains why a flow failed, told once just before
+   * the flow returns its error.  */
+  void (*error) (void *arg, const char *text);
 } ks_ui_t;
 
 /* Back up SECRET (or, when SECRET is NULL, the key OPT->gpgkeyid
@@ -68,5 +77,9 @@ gpg_error_t ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui);
 /* Send shards that waited in the upload queue.  */
 gpg_error_t ks_flow_upload_queued (const ks_options_t *opt,
                                    const ks_ui_t *ui);
+
+/* Tell the server list through ui->info, one line per server:
+ * "<category> <url> [placeholder] [label]".  */
+gpg_error_t ks_flow_servers (const ks_options_t *opt, const ks_ui_t *ui);
 
 #endif /* KS_FLOW_H */
