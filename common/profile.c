@@ -12,12 +12,12 @@ static const ks_profile_t profiles[] =
   {
     {
       "default", "keysafe-1-default",
-      /* name: 1 GiB, about ten minutes of one core */
-      { 560, 1048576, 1 },
-      /* key: 1 GiB, two lanes */
-      { 4, 1048576, 2 },
-      /* puzzle: 256 MiB per guess of R */
-      { 36, 262144, 1 },
+      /* name: 1 GiB, one lane, about ten minutes of one core */
+      { 1280, 1048576, 1 },
+      /* key: 1 GiB, two lanes, a few seconds */
+      { 8, 1048576, 2 },
+      /* puzzle: 256 MiB, one lane, about ten seconds per guess of R */
+      { 56, 262144, 1 },
       8, 3, 2, 8192
     },
     {

@@ -66,5 +66,14 @@ for v in v1 v2; do
   done
 done
 
+# The values printed in doc/protocol.md must be these.
+proto="$srcdir/../doc/protocol.md"
+if [ -f "$proto" ]; then
+  for key in N K E name.1.0 name.2.0 name.3.0 name.1.1; do
+    checks=$((checks + 1))
+    grep -q "$(get v1 $key)" "$proto" || { echo "FAIL: v1.$key not in protocol.md"; fails=$((fails + 1)); }
+  done
+fi
+
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]
