@@ -4,13 +4,18 @@
  * libgcrypt 1.10 offers Argon2 only through gcry_kdf_open/compute/final.
  * gcry_kdf_compute walks passes x 4 slices and, for each slice, hands one
  * job per lane to our dispatch function, then calls wait_all_jobs: that is
- * where the lanes run in parallel, and where progress is counted.
+ * where the lanes run in parallel, and where progress is counted.  The
+ * lanes of one slice are independent by construction of Argon2 (a block
+ * never references the current slice of another lane), so running them
+ * in any order or at once gives the same result.
+ *
+ * Threads are created per slice rather than pooled: a slice of a
+ * realistic cost takes milliseconds, thread creation microseconds, and
+ * the code stays free of condition variables.
  */
 #include <config.h>
 #include <pthread.h>
 #include "kdf.h"
-
-#define KS_MAX_LANES 64
 
 struct job
 {
@@ -20,7 +25,7 @@ struct job
 
 struct jobs
 {
-  struct job job[KS_MAX_LANES];
+  struct job job[KS_ARGON2_MAX_LANES];
   unsigned int count;
   uint64_t slices_done;
   uint64_t slices_total;
@@ -34,8 +39,8 @@ dispatch_job (void *ctx, gcry_kdf_job_fn_t fn, void *priv)
 {
   struct jobs *jobs = ctx;
 
-  if (jobs->count >= KS_MAX_LANES)
-    return -1;
+  if (jobs->count >= KS_ARGON2_MAX_LANES)
+    return -1;  /* libgcrypt turns this into GPG_ERR_CANCELED.  */
   jobs->job[jobs->count].fn = fn;
   jobs->job[jobs->count].priv = priv;
   jobs->count++;
@@ -55,8 +60,8 @@ static int
 wait_all_jobs (void *ctx)
 {
   struct jobs *jobs = ctx;
-  pthread_t tid[KS_MAX_LANES];
-  int started[KS_MAX_LANES];
+  pthread_t tid[KS_ARGON2_MAX_LANES];
+  int started[KS_ARGON2_MAX_LANES];
   unsigned int i;
 
   /* Lanes 1.. in threads, lane 0 here; a thread that cannot be
@@ -82,6 +87,24 @@ wait_all_jobs (void *ctx)
 }
 
 gpg_error_t
+ks_kdf_check_params (const ks_argon2_params_t *params)
+{
+  if (!params || !params->t_cost
+      || !params->lanes || params->lanes > KS_ARGON2_MAX_LANES
+      || params->m_cost < 8 * params->lanes
+      || params->m_cost > KS_ARGON2_MAX_M_COST)
+    return gpg_error (GPG_ERR_INV_ARG);
+  return 0;
+}
+
+/* True if LEN fits Argon2's 32-bit length fields.  */
+static int
+len_ok (size_t len)
+{
+  return (uint64_t)len <= 0xffffffffu;
+}
+
+gpg_error_t
 ks_argon2id (const ks_argon2_params_t *params,
              const void *pass, size_t passlen,
              const void *salt, size_t saltlen,
@@ -97,9 +120,21 @@ ks_argon2id (const ks_argon2_params_t *params,
   struct jobs jobs;
   gcry_kdf_thread_ops_t ops;
 
-  if (!params->t_cost || !params->lanes || params->lanes > KS_MAX_LANES
-      || params->m_cost < 8 * params->lanes || outlen < 4 || saltlen < 8)
+  if (!out || outlen < KS_ARGON2_MIN_OUT || !len_ok (outlen))
     return gpg_error (GPG_ERR_INV_ARG);
+
+  /* libgcrypt writes the length of the secret and the associated data
+   * into H0 but skips their bytes when the pointer is NULL: a NULL
+   * pointer with a length would silently give a wrong result.  */
+  if (ks_kdf_check_params (params)
+      || !pass || !passlen || !len_ok (passlen)
+      || !salt || saltlen < KS_ARGON2_MIN_SALT || !len_ok (saltlen)
+      || (!key && keylen) || !len_ok (keylen)
+      || (!ad && adlen) || !len_ok (adlen))
+    {
+      err = gpg_error (GPG_ERR_INV_ARG);
+      goto leave;
+    }
 
   param[0] = outlen;
   param[1] = params->t_cost;
@@ -107,9 +142,13 @@ ks_argon2id (const ks_argon2_params_t *params,
   param[3] = params->lanes;
   err = gcry_kdf_open (&hd, GCRY_KDF_ARGON2, GCRY_KDF_ARGON2ID,
                        param, 4, pass, passlen, salt, saltlen,
-                       key, keylen, ad, adlen);
+                       keylen ? key : NULL, keylen,
+                       adlen ? ad : NULL, adlen);
   if (err)
-    goto leave;
+    {
+      hd = NULL;
+      goto leave;
+    }
 
   memset (&jobs, 0, sizeof jobs);
   jobs.slices_total = (uint64_t)params->t_cost * 4;
@@ -126,9 +165,11 @@ ks_argon2id (const ks_argon2_params_t *params,
   err = gcry_kdf_final (hd, outlen, out);
 
  leave:
-  /* gcry_kdf_close releases libgcrypt's copy of the inputs and the
-   * memory blocks; it does not accept NULL.  */
+  /* gcry_kdf_close wipes and frees libgcrypt's memory blocks (they hold
+   * values derived from the password); it does not accept NULL.  */
   if (hd)
     gcry_kdf_close (hd);
+  if (err)
+    ks_wipe (out, outlen);
   return err;
 }
