@@ -13,10 +13,12 @@
  * lanes of a 64-bit word at a time.  The lanes never carry into each
  * other, so byte order within the word does not matter.
  *
- * Randomness (normative, see doc/protocol.md): one call
+ * Randomness (normative, see doc/protocol.md): the bytes of one call
  * ks_random (buf, (k-1) * len) per split; coefficient c (1..k-1) of byte
  * position b is buf[(c-1) * len + b], and byte b of share x is
- * f(x) = secret[b] + sum_c coef_c * x^c.
+ * f(x) = secret[b] + sum_c coef_c * x^c.  The code draws these bytes in
+ * consecutive pieces of at most COEF_CHUNK; ks_random is a stream (also
+ * under a test seed), so the bytes are those of the one call.
  */
 #include <config.h>
 #include "shamir.h"
@@ -61,16 +63,17 @@ ks_gf256_inv (uint8_t a)
 }
 
 /* Multiply each of the eight byte lanes of A by the public constant C.
- * C is public, but the loop still does not branch on it.  */
+ * The loop runs over the bits of C up to its highest set bit: that
+ * depends on C only, which is public (a share's x or a Lagrange
+ * coefficient); the bytes of A only ever meet masks.  */
 static inline uint64_t
-mul_lanes (uint64_t a, uint8_t c)
+mul_lanes (uint64_t a, unsigned int c)
 {
   uint64_t r = 0;
-  int i;
 
-  for (i = 0; i < 8; i++)
+  for (; c; c >>= 1)
     {
-      r ^= a & (UINT64_C (0) - ((c >> i) & 1));
+      r ^= a & (UINT64_C (0) - (c & 1));
       /* Each lane's top bit moves to bit 0 of that lane, and times 0x1d
        * it stays inside the lane.  */
       a = ((a & LANE_LO7) << 1) ^ (((a & LANE_HI) >> 7) * 0x1d);
@@ -94,16 +97,20 @@ store_lanes (uint8_t *p, uint64_t w, size_t n)
 }
 
 
+/* Coefficients are drawn and used this many bytes at a time, so the
+ * secure memory a split needs does not grow with the secret (libgcrypt's
+ * secure pool cannot hand out a block larger than a pool).  */
+#define COEF_CHUNK 8192
+
 gpg_error_t
 ks_shamir_split (const uint8_t *secret, size_t len,
                  unsigned int k, unsigned int n, uint8_t **shares)
 {
   gpg_error_t err = 0;
   uint8_t *coef = NULL;
-  size_t coeflen = 0;
-  size_t off, w;
+  uint8_t pw[KS_SHAMIR_MAX_SHARES];
+  size_t off, m, b, w;
   unsigned int i, c;
-  uint64_t y, s;
 
   if (k < 2 || k > n || n > KS_SHAMIR_MAX_SHARES || !shares)
     {
@@ -112,7 +119,7 @@ ks_shamir_split (const uint8_t *secret, size_t len,
     }
   if (!len)
     goto leave;
-  if (!secret || len > SIZE_MAX / (k - 1))
+  if (!secret)
     {
       err = gpg_error (GPG_ERR_INV_ARG);
       goto leave;
@@ -124,35 +131,48 @@ ks_shamir_split (const uint8_t *secret, size_t len,
         goto leave;
       }
 
-  coeflen = (size_t)(k - 1) * len;
-  coef = gcry_malloc_secure (coeflen);
+  coef = gcry_malloc_secure (COEF_CHUNK);
   if (!coef)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  ks_random (coef, coeflen);
 
-  /* Horner's rule per share: y = (..(c_{k-1} x + c_{k-2}) x ..) x + s.  */
-  for (off = 0; off < len; off += w)
+  /* The sum f(x) = s + c_1 x + ... + c_{k-1} x^{k-1}, one coefficient at
+   * a time: that reads the random bytes exactly in the order of one
+   * ks_random (buf, (k-1) * len) call laid out as buf[(c-1) * len + b],
+   * chunk after chunk.  The first pass writes s + c_1 x, so a share
+   * buffer never holds the bare secret.  PW[i] is x^c for x = i + 1.  */
+  for (i = 0; i < n; i++)
+    pw[i] = (uint8_t)(i + 1);
+  for (c = 1; c < k; c++)
     {
-      w = len - off < 8 ? len - off : 8;
-      s = load_lanes (secret + off, w);
-      for (i = 0; i < n; i++)
+      for (off = 0; off < len; off += m)
         {
-          uint8_t x = (uint8_t)(i + 1);
+          m = len - off < COEF_CHUNK ? len - off : COEF_CHUNK;
+          ks_random (coef, m);
+          for (i = 0; i < n; i++)
+            {
+              uint8_t *dst = shares[i] + off;
 
-          y = load_lanes (coef + (size_t)(k - 2) * len + off, w);
-          for (c = k - 2; c >= 1; c--)
-            y = mul_lanes (y, x) ^ load_lanes (coef + (size_t)(c - 1) * len
-                                               + off, w);
-          y = mul_lanes (y, x) ^ s;
-          store_lanes (shares[i] + off, y, w);
+              for (b = 0; b < m; b += w)
+                {
+                  uint64_t acc;
+
+                  w = m - b < 8 ? m - b : 8;
+                  acc = (c == 1 ? load_lanes (secret + off + b, w)
+                         : load_lanes (dst + b, w));
+                  acc ^= mul_lanes (load_lanes (coef + b, w), pw[i]);
+                  store_lanes (dst + b, acc, w);
+                }
+            }
         }
+      for (i = 0; i < n; i++)
+        pw[i] = ks_gf256_mul (pw[i], (uint8_t)(i + 1));
     }
 
  leave:
-  ks_free_secret (coef, coeflen);
+  ks_free_secret (coef, COEF_CHUNK);
   return err;
 }
 

@@ -22,7 +22,8 @@
 /* Split SECRET (LEN bytes, LEN may be 0) into N shares of LEN bytes each,
  * any K of which recover it; 2 <= K <= N <= 255, else GPG_ERR_INV_ARG.
  * SHARES[i] (i = 0..N-1) is the share for x = i + 1 and must point to LEN
- * writable bytes.  */
+ * writable bytes that do not overlap SECRET.  Secure memory in use is a
+ * fixed small buffer, whatever LEN and K.  */
 gpg_error_t ks_shamir_split (const uint8_t *secret, size_t len,
                              unsigned int k, unsigned int n,
                              uint8_t **shares);

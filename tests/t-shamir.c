@@ -417,22 +417,24 @@ test_kat (void)
 }
 
 /* The same order checked directly: draw the coefficients from the seeded
- * stream and evaluate with the reference product.  */
+ * stream and evaluate with the reference product.  20000 bytes cross the
+ * split's internal chunking.  */
 static void
-test_random_order (void)
+check_random_order (unsigned int k, unsigned int n, size_t len)
 {
   static const uint8_t seed[] = "t-shamir order";
-  const size_t len = 23;
-  const unsigned int k = 4, n = 6;
-  uint8_t secret[23], coef[3 * 23], **sh = alloc_shares (n, len);
+  uint8_t *secret = malloc (len), *coef = malloc ((k - 1) * len);
+  uint8_t **sh = alloc_shares (n, len);
   unsigned int x, c, bad = 0;
   size_t b;
 
+  if (!secret || !coef)
+    T_DIE ("out of memory");
   fill_random (secret, len);
   ks_random_set_test_seed (seed, sizeof seed);
   T_OK (ks_shamir_split (secret, len, k, n, sh));
   ks_random_set_test_seed (seed, sizeof seed);
-  ks_random (coef, sizeof coef);
+  ks_random (coef, (k - 1) * len);
   ks_random_set_test_seed (NULL, 0);
   for (x = 1; x <= n; x++)
     for (b = 0; b < len; b++)
@@ -447,8 +449,22 @@ test_random_order (void)
         if (sh[x - 1][b] != y)
           bad++;
       }
+  if (bad)
+    fprintf (stderr, "k=%u n=%u len=%zu: %u bytes differ from the"
+             " reference\n", k, n, len, bad);
   T_CHECK (bad == 0);
   free_shares (sh, n);
+  free (coef);
+  free (secret);
+}
+
+static void
+test_random_order (void)
+{
+  check_random_order (4, 6, 23);
+  check_random_order (3, 4, 20000);
+  check_random_order (2, 255, 8193);
+  check_random_order (255, 255, 5);
 }
 
 
