@@ -1,0 +1,664 @@
+/* http.c - the HTTP face of keysafe-server (libmicrohttpd)
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every request passes the same gate, in this order, so the cheap checks
+ * come first and nothing costly is done for a request that has not paid
+ * its proof of work:
+ *
+ *   path and method (404, 405) -> name and query (400) -> declared length
+ *   (413) -> proof of work (403 with a challenge) -> replay cache (403,
+ *   or 429 when full) -> for PUT: uploads in memory (429), name taken
+ *   (409), reserve (507) -> body (413 past the limit, 400 when empty)
+ *   -> store (201, 409, 507).
+ */
+#include <config.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+#include "http.h"
+#include "load.h"
+
+#define PATH_SHARD "/v1/shard/"
+#define PATH_INFO "/v1/info"
+#define HDR_POW "Keysafe-PoW"
+#define HDR_CHALLENGE "Keysafe-Challenge"
+/* Headers and the request line must fit in this; a request with more
+ * gets MHD's 431.  */
+#define CONN_MEMORY_LIMIT (32 * 1024)
+
+/* What a connection is doing, for the request deadline.  */
+typedef struct conn_track
+{
+  struct conn_track *next, *prev;
+  int fd;
+  int cut;
+  uint64_t since;       /* start of the current request (or idle time) */
+} conn_track_t;
+
+struct ks_http
+{
+  ks_server_opts_t opts;
+  ks_store_t *store;
+  struct MHD_Daemon *daemon;
+  ks_pow_key_t *powkey;
+  ks_load_t *load;
+  ks_replay_t *replay;
+  pthread_mutex_t lock;        /* guards uploads and the track list */
+  unsigned int uploads;
+  conn_track_t *tracks;
+};
+
+typedef enum { REQ_NONE, REQ_PUT } req_kind_t;
+
+/* State of a PUT between its callbacks.  */
+typedef struct request
+{
+  req_kind_t kind;
+  char name[KS_NAME_HEX_LEN + 1];
+  ks_buf_t *body;
+  unsigned int status;     /* a refusal to send when the body is done */
+  uint64_t discarded;      /* body bytes dropped after a refusal */
+  int holds_upload;        /* counted in http->uploads */
+} request_t;
+
+static uint64_t
+now_seconds (void)
+{
+  return (uint64_t)time (NULL);
+}
+
+/* MHD's own messages can name client addresses; they are dropped.  */
+static void
+mhd_logger (void *cls, const char *fmt, va_list ap)
+{
+  (void)cls; (void)fmt; (void)ap;
+}
+
+
+/* Responses.  */
+
+static enum MHD_Result
+reply_text (struct MHD_Connection *conn, unsigned int status,
+            const char *text, const char *hdr, const char *hdrval)
+{
+  struct MHD_Response *resp;
+  enum MHD_Result ret;
+
+  resp = MHD_create_response_from_buffer (strlen (text), (void *)text,
+                                          MHD_RESPMEM_PERSISTENT);
+  if (!resp)
+    return MHD_NO;
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                           "text/plain; charset=utf-8");
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+  if (hdr)
+    MHD_add_response_header (resp, hdr, hdrval);
+  ret = MHD_queue_response (conn, status, resp);
+  MHD_destroy_response (resp);
+  return ret;
+}
+
+/* The one table from refusals to statuses and their bodies.  The bodies
+ * are protocol text for programs, hence not translated.  */
+static const struct
+{
+  unsigned int status;
+  const char *text;
+} status_table[] =
+  {
+    { MHD_HTTP_CREATED,               "created\n" },
+    { MHD_HTTP_BAD_REQUEST,           "malformed name or body\n" },
+    { MHD_HTTP_FORBIDDEN,             "proof of work required\n" },
+    { MHD_HTTP_NOT_FOUND,             "not found\n" },
+    { MHD_HTTP_METHOD_NOT_ALLOWED,    "method not allowed\n" },
+    { MHD_HTTP_CONFLICT,              "name taken\n" },
+    { MHD_HTTP_CONTENT_TOO_LARGE,     "shard too large\n" },
+    { MHD_HTTP_TOO_MANY_REQUESTS,     "overloaded, retry later\n" },
+    { MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n" },
+    { MHD_HTTP_INSUFFICIENT_STORAGE,  "store full\n" },
+  };
+
+static enum MHD_Result
+reply_status (struct MHD_Connection *conn, unsigned int status)
+{
+  size_t i;
+
+  for (i = 0; i < KS_DIM (status_table); i++)
+    if (status_table[i].status == status)
+      return reply_text (conn, status, status_table[i].text, NULL, NULL);
+  return reply_text (conn, status, "error\n", NULL, NULL);
+}
+
+/* Map a store error to its status.  */
+static unsigned int
+status_of_error (gpg_error_t err)
+{
+  switch (gpg_err_code (err))
+    {
+    case GPG_ERR_NO_ERROR: return MHD_HTTP_CREATED;
+    case GPG_ERR_EEXIST:   return MHD_HTTP_CONFLICT;
+    case GPG_ERR_ENOSPC:   return MHD_HTTP_INSUFFICIENT_STORAGE;
+    case GPG_ERR_INV_NAME: return MHD_HTTP_BAD_REQUEST;
+    case GPG_ERR_TOO_LARGE: return MHD_HTTP_CONTENT_TOO_LARGE;
+    default:               return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+}
+
+/* 403 with a fresh challenge for this request.  */
+static enum MHD_Result
+reply_challenge (ks_http_t *http, struct MHD_Connection *conn,
+                 const char *method, const char *name,
+                 unsigned int difficulty, const char *why)
+{
+  char chal[KS_POW_CHALLENGE_SIZE];
+  uint64_t stamp = now_seconds ();
+  gpg_error_t err;
+
+  stamp -= http->opts.test_challenge_age;
+  err = ks_pow_challenge (http->powkey, difficulty, method, name, stamp,
+                          chal, sizeof chal);
+  if (err)
+    {
+      gpgrt_log_error ("%s: %s\n", _("making a challenge failed"),
+                       gpg_strerror (err));
+      return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+    }
+  return reply_text (conn, MHD_HTTP_FORBIDDEN, why, HDR_CHALLENGE, chal);
+}
+
+static enum MHD_Result
+reply_info (ks_http_t *http, struct MHD_Connection *conn)
+{
+  struct MHD_Response *resp;
+  enum MHD_Result ret;
+  char json[256];
+  int n;
+
+  n = snprintf (json, sizeof json,
+                "{\"software\":\"keysafe-server\",\"version\":\"%s\","
+                "\"max_shard_bytes\":%zu,\"pow_difficulty\":%u}\n",
+                PACKAGE_VERSION, http->opts.max_shard_bytes,
+                ks_load_difficulty (http->load, now_seconds ()));
+  if (n < 0 || (size_t)n >= sizeof json)
+    return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+  resp = MHD_create_response_from_buffer (n, json, MHD_RESPMEM_MUST_COPY);
+  if (!resp)
+    return MHD_NO;
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                           "application/json");
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+  ret = MHD_queue_response (conn, MHD_HTTP_OK, resp);
+  MHD_destroy_response (resp);
+  return ret;
+}
+
+static enum MHD_Result
+reply_shard (ks_http_t *http, struct MHD_Connection *conn, const char *name)
+{
+  struct MHD_Response *resp;
+  enum MHD_Result ret;
+  gpg_error_t err;
+  uint64_t size;
+  int fd;
+
+  err = ks_store_open_shard (http->store, name, &fd, &size);
+  if (gpg_err_code (err) == GPG_ERR_ENOENT)
+    return reply_status (conn, MHD_HTTP_NOT_FOUND);
+  if (err)
+    {
+      gpgrt_log_error ("%s: %s\n", _("reading a shard failed"),
+                       gpg_strerror (err));
+      return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+    }
+  /* MHD sends it with sendfile(2) and closes FD with the response.  */
+  resp = MHD_create_response_from_fd (size, fd);
+  if (!resp)
+    {
+      close (fd);
+      return MHD_NO;
+    }
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                           "application/octet-stream");
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+  ret = MHD_queue_response (conn, MHD_HTTP_OK, resp);
+  MHD_destroy_response (resp);
+  return ret;
+}
+
+
+/* The gate.  */
+
+/* Count query arguments: a shard request has none.  */
+static enum MHD_Result
+count_arg (void *cls, enum MHD_ValueKind kind, const char *key,
+           const char *value)
+{
+  (void)kind; (void)key; (void)value;
+  (*(unsigned int *)cls)++;
+  return MHD_YES;
+}
+
+/* Parse a decimal Content-Length; MHD has already refused a malformed
+ * one, so this only guards against surprises.  */
+static int
+declared_length (struct MHD_Connection *conn, uint64_t *r_len)
+{
+  const char *s = MHD_lookup_connection_value (conn, MHD_HEADER_KIND,
+                                               MHD_HTTP_HEADER_CONTENT_LENGTH);
+  uint64_t v = 0;
+
+  *r_len = 0;
+  if (!s)
+    return 0;
+  if (!*s)
+    return -1;
+  for (; *s; s++)
+    {
+      if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
+        return -1;
+      v = v * 10 + (*s - '0');
+    }
+  *r_len = v;
+  return 1;
+}
+
+/* Check the proof of work.  Returns 0 to go on, else the status already
+ * queued (403 or 429) in *R_RET.  */
+static int
+gate_pow (ks_http_t *http, struct MHD_Connection *conn, const char *method,
+          const char *name, enum MHD_Result *r_ret)
+{
+  uint64_t now = now_seconds ();
+  unsigned int difficulty;
+  const char *proof;
+  uint8_t id[KS_POW_ID_LEN];
+  gpg_error_t err;
+
+  ks_load_note (http->load, now);
+  difficulty = ks_load_difficulty (http->load, now);
+  if (!difficulty)
+    return 0;
+
+  proof = MHD_lookup_connection_value (conn, MHD_HEADER_KIND, HDR_POW);
+  if (!proof)
+    {
+      *r_ret = reply_challenge (http, conn, method, name, difficulty,
+                                "proof of work required\n");
+      return 1;
+    }
+  err = ks_pow_check (http->powkey, proof, method, name,
+                      ks_load_min_difficulty (http->load, now), now, id);
+  if (!err)
+    err = ks_replay_add (http->replay, id, now + KS_POW_WINDOW, now);
+  switch (gpg_err_code (err))
+    {
+    case GPG_ERR_NO_ERROR:
+      return 0;
+    case GPG_ERR_EAGAIN:
+      *r_ret = reply_status (conn, MHD_HTTP_TOO_MANY_REQUESTS);
+      return 1;
+    case GPG_ERR_TIMEOUT:
+      *r_ret = reply_challenge (http, conn, method, name, difficulty,
+                                "proof of work stale\n");
+      return 1;
+    case GPG_ERR_DUP_VALUE:
+      *r_ret = reply_challenge (http, conn, method, name, difficulty,
+                                "proof of work already used\n");
+      return 1;
+    case GPG_ERR_TOO_SHORT:
+      *r_ret = reply_challenge (http, conn, method, name, difficulty,
+                                "proof of work too easy\n");
+      return 1;
+    default:
+      *r_ret = reply_challenge (http, conn, method, name, difficulty,
+                                "proof of work invalid\n");
+      return 1;
+    }
+}
+
+static void
+release_upload (ks_http_t *http, request_t *req)
+{
+  if (!req->holds_upload)
+    return;
+  pthread_mutex_lock (&http->lock);
+  http->uploads--;
+  pthread_mutex_unlock (&http->lock);
+  req->holds_upload = 0;
+}
+
+/* The first call of a PUT: everything but the body.  */
+static enum MHD_Result
+put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
+           void **con_cls)
+{
+  enum MHD_Result ret;
+  request_t *req;
+  uint64_t declared, avail;
+  int has_len, full;
+
+  has_len = declared_length (conn, &declared);
+  if (has_len < 0)
+    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+  if (has_len && declared > http->opts.max_shard_bytes)
+    return reply_status (conn, MHD_HTTP_CONTENT_TOO_LARGE);
+  if (has_len && !declared)
+    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+
+  if (gate_pow (http, conn, "PUT", name, &ret))
+    return ret;
+
+  pthread_mutex_lock (&http->lock);
+  full = http->uploads >= http->opts.max_uploads;
+  if (!full)
+    http->uploads++;
+  pthread_mutex_unlock (&http->lock);
+  if (full)
+    return reply_status (conn, MHD_HTTP_TOO_MANY_REQUESTS);
+
+  req = calloc (1, sizeof *req);
+  if (!req)
+    goto fail;
+  req->kind = REQ_PUT;
+  req->holds_upload = 1;
+  memcpy (req->name, name, KS_NAME_HEX_LEN + 1);
+
+  if (ks_store_has (http->store, name))
+    req->status = MHD_HTTP_CONFLICT;
+  else if (!ks_store_free_bytes (http->store, &avail)
+           && (avail < http->opts.reserve_bytes
+               || avail - http->opts.reserve_bytes < declared))
+    req->status = MHD_HTTP_INSUFFICIENT_STORAGE;
+  if (req->status)
+    {
+      /* Answer now; MHD then closes the connection instead of reading a
+       * body nobody wants.  */
+      release_upload (http, req);
+      ret = reply_status (conn, req->status);
+      free (req);
+      return ret;
+    }
+
+  if (ks_buf_new (http->opts.max_shard_bytes, 0, &req->body))
+    {
+      release_upload (http, req);
+      free (req);
+      goto fail;
+    }
+  *con_cls = req;
+  return MHD_YES;
+
+ fail:
+  return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+}
+
+/* Further calls of a PUT: body data, then the end.  */
+static enum MHD_Result
+put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
+              const char *data, size_t *size)
+{
+  gpg_error_t err;
+
+  if (*size)
+    {
+      if (!req->status
+          && gpg_err_code (ks_buf_append (req->body, data, *size))
+             == GPG_ERR_TOO_LARGE)
+        {
+          /* Over the limit while streaming (a chunked body): drop what
+           * we have and answer at once.  MHD 0.9.75 refuses to queue a
+           * response in the middle of a body, so the rest is read and
+           * thrown away, but only up to the limit again; past that the
+           * connection is cut.  */
+          req->status = MHD_HTTP_CONTENT_TOO_LARGE;
+          KS_BUF_FREE (req->body);
+          release_upload (http, req);
+        }
+      if (req->status)
+        {
+          req->discarded += *size;
+          if (req->discarded > http->opts.max_shard_bytes + CONN_MEMORY_LIMIT)
+            return MHD_NO;
+        }
+      *size = 0;
+      return MHD_YES;
+    }
+
+  /* The whole body is in.  */
+  if (req->status)
+    return reply_status (conn, req->status);
+  if (!req->body->len)
+    err = gpg_error (GPG_ERR_INV_NAME);  /* an empty shard is malformed */
+  else
+    err = ks_store_put (http->store, req->name, req->body->data,
+                        req->body->len, http->opts.reserve_bytes);
+  KS_BUF_FREE (req->body);
+  release_upload (http, req);
+  if (status_of_error (err) == MHD_HTTP_INTERNAL_SERVER_ERROR)
+    gpgrt_log_error ("%s: %s\n", _("storing a shard failed"),
+                     gpg_strerror (err));
+  return reply_status (conn, status_of_error (err));
+}
+
+static enum MHD_Result
+access_handler (void *cls, struct MHD_Connection *conn, const char *url,
+                const char *method, const char *version,
+                const char *upload_data, size_t *upload_data_size,
+                void **con_cls)
+{
+  ks_http_t *http = cls;
+  request_t *req = *con_cls;
+  enum MHD_Result ret;
+  const char *name;
+  unsigned int nargs = 0;
+  int is_get, is_put;
+
+  (void)version;
+  if (req)
+    return put_continue (http, conn, req, upload_data, upload_data_size);
+
+  is_get = !strcmp (method, MHD_HTTP_METHOD_GET);
+  is_put = !strcmp (method, MHD_HTTP_METHOD_PUT);
+
+  if (!strcmp (url, PATH_INFO))
+    {
+      if (!is_get)
+        return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+                           "method not allowed\n",
+                           MHD_HTTP_HEADER_ALLOW, "GET");
+      return reply_info (http, conn);
+    }
+  if (strncmp (url, PATH_SHARD, strlen (PATH_SHARD)))
+    return reply_status (conn, MHD_HTTP_NOT_FOUND);
+  if (!is_get && !is_put)
+    return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+                       "method not allowed\n",
+                       MHD_HTTP_HEADER_ALLOW, "GET, PUT");
+  name = url + strlen (PATH_SHARD);
+  MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, count_arg, &nargs);
+  if (!ks_store_name_is_valid (name) || nargs)
+    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+
+  if (is_put)
+    return put_begin (http, conn, name, con_cls);
+
+  if (gate_pow (http, conn, "GET", name, &ret))
+    return ret;
+  return reply_shard (http, conn, name);
+}
+
+static void
+request_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
+                   enum MHD_RequestTerminationCode toe)
+{
+  ks_http_t *http = cls;
+  request_t *req = *con_cls;
+  const union MHD_ConnectionInfo *ci;
+  conn_track_t *t;
+
+  (void)toe;
+  if (req)
+    {
+      KS_BUF_FREE (req->body);
+      release_upload (http, req);
+      free (req);
+      *con_cls = NULL;
+    }
+  /* The next request on this connection gets a fresh deadline.  */
+  ci = MHD_get_connection_info (conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  if (ci && (t = ci->socket_context))
+    {
+      pthread_mutex_lock (&http->lock);
+      t->since = now_seconds ();
+      pthread_mutex_unlock (&http->lock);
+    }
+}
+
+static void
+connection_notify (void *cls, struct MHD_Connection *conn,
+                   void **socket_context, enum MHD_ConnectionNotificationCode toe)
+{
+  ks_http_t *http = cls;
+  const union MHD_ConnectionInfo *ci;
+  conn_track_t *t;
+
+  if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+    {
+      t = calloc (1, sizeof *t);
+      if (!t)
+        return;   /* Not tracked: only the idle timeout applies.  */
+      ci = MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+      t->fd = ci ? ci->connect_fd : -1;
+      t->since = now_seconds ();
+      pthread_mutex_lock (&http->lock);
+      t->next = http->tracks;
+      if (t->next)
+        t->next->prev = t;
+      http->tracks = t;
+      pthread_mutex_unlock (&http->lock);
+      *socket_context = t;
+    }
+  else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && (t = *socket_context))
+    {
+      pthread_mutex_lock (&http->lock);
+      if (t->prev)
+        t->prev->next = t->next;
+      else
+        http->tracks = t->next;
+      if (t->next)
+        t->next->prev = t->prev;
+      pthread_mutex_unlock (&http->lock);
+      free (t);
+      *socket_context = NULL;
+    }
+}
+
+void
+ks_http_sweep (ks_http_t *http)
+{
+  uint64_t now = now_seconds ();
+  conn_track_t *t;
+
+  if (!http || !http->opts.request_timeout)
+    return;
+  /* The track is removed under this lock before MHD closes the socket,
+   * so the descriptor cut here is still that connection's.  shutdown(2)
+   * makes MHD see the end of the stream and close it the usual way.  */
+  pthread_mutex_lock (&http->lock);
+  for (t = http->tracks; t; t = t->next)
+    if (!t->cut && t->fd >= 0 && now >= t->since
+        && now - t->since >= http->opts.request_timeout)
+      {
+        shutdown (t->fd, SHUT_RDWR);
+        t->cut = 1;
+      }
+  pthread_mutex_unlock (&http->lock);
+}
+
+gpg_error_t
+ks_http_start (const ks_server_opts_t *opts, ks_store_t *store,
+               ks_http_t **r_http)
+{
+  gpg_error_t err;
+  ks_http_t *http;
+  unsigned int flags;
+
+  *r_http = NULL;
+  http = calloc (1, sizeof *http);
+  if (!http)
+    return gpg_error_from_syserror ();
+  http->opts = *opts;
+  http->store = store;
+  pthread_mutex_init (&http->lock, NULL);
+  err = ks_pow_key_new (&http->powkey);
+  if (!err)
+    err = ks_load_new (opts->pow_difficulty, opts->pow_load_rps, &http->load);
+  if (!err)
+    err = ks_replay_new (opts->replay_slots, &http->replay);
+  if (err)
+    goto leave;
+
+  flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  if (opts->addr.ss_family == AF_INET6)
+    flags |= MHD_USE_IPv6;
+  http->daemon = MHD_start_daemon
+    (flags, 0, NULL, NULL, access_handler, http,
+     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&http->opts.addr,
+     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(opts->threads ? opts->threads : 1),
+     MHD_OPTION_CONNECTION_LIMIT, opts->max_connections,
+     MHD_OPTION_PER_IP_CONNECTION_LIMIT, opts->max_per_address,
+     MHD_OPTION_CONNECTION_TIMEOUT, opts->idle_timeout,
+     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+     MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+     MHD_OPTION_NOTIFY_COMPLETED, request_completed, http,
+     MHD_OPTION_NOTIFY_CONNECTION, connection_notify, http,
+     MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, http,
+     MHD_OPTION_END);
+  if (!http->daemon)
+    {
+      err = gpg_error (errno ? gpg_err_code_from_errno (errno)
+                             : GPG_ERR_GENERAL);
+      goto leave;
+    }
+  *r_http = http;
+  http = NULL;
+
+ leave:
+  ks_http_stop (http);
+  return err;
+}
+
+unsigned int
+ks_http_port (ks_http_t *http)
+{
+  const union MHD_DaemonInfo *di;
+
+  di = MHD_get_daemon_info (http->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return di ? di->port : 0;
+}
+
+void
+ks_http_stop (ks_http_t *http)
+{
+  conn_track_t *t;
+
+  if (!http)
+    return;
+  if (http->daemon)
+    MHD_stop_daemon (http->daemon);
+  while ((t = http->tracks))
+    {
+      http->tracks = t->next;
+      free (t);
+    }
+  ks_replay_free (http->replay);
+  ks_load_free (http->load);
+  ks_pow_key_free (http->powkey);
+  pthread_mutex_destroy (&http->lock);
+  free (http);
+}

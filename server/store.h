@@ -1,0 +1,77 @@
+/* store.h - the shard store: flat files in a hashed directory tree
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A shard NAME (64 lowercase hex) lives in STORE/ab/cd/NAME, where ab and
+ * cd are the first two pairs of its characters.  A write goes to a temp
+ * file "tmp.XXXXXX" in the same directory (a name that can never be a
+ * shard name), is written whole and fsync'd, then linked to its final
+ * name with link(2), which fails if the name exists: the first writer
+ * wins and a stored shard is never replaced.  The temp name is unlinked
+ * and the directory fsync'd before success is reported, so a crash at any
+ * instant leaves either the whole shard or nothing (plus a temp file that
+ * the next start removes).  The times of every shard and of its
+ * directories are reset to the epoch, so the store tells no one when a
+ * shard arrived.
+ */
+#ifndef KS_SERVER_STORE_H
+#define KS_SERVER_STORE_H
+
+#include <stdint.h>
+#include "keysafe.h"
+
+#define KS_STORE_TMP_PREFIX "tmp."
+
+typedef struct ks_store ks_store_t;
+
+/* Open the store at DIR (created mode 0700 if missing), remove temp
+ * files left by a crash and return the handle.  R_REMOVED (may be NULL)
+ * gets the number of temp files removed.  */
+gpg_error_t ks_store_open (const char *dir, ks_store_t **r_store,
+                           unsigned long *r_removed);
+void ks_store_close (ks_store_t *store);
+
+/* True if NAME is exactly 64 lowercase hex characters.  */
+int ks_store_name_is_valid (const char *name);
+
+/* Store DATA under NAME.  GPG_ERR_EEXIST when the name is taken (the
+ * stored shard is untouched), GPG_ERR_ENOSPC when the write would leave
+ * less than RESERVE bytes free or the disk is full; in every error case
+ * nothing is left under NAME.  */
+gpg_error_t ks_store_put (ks_store_t *store, const char *name,
+                          const void *data, size_t len, uint64_t reserve);
+
+/* Open the shard NAME for reading; R_FD gets a descriptor the caller
+ * closes and R_SIZE its size.  GPG_ERR_ENOENT when it does not exist.  */
+gpg_error_t ks_store_open_shard (ks_store_t *store, const char *name,
+                                 int *r_fd, uint64_t *r_size);
+
+/* True if NAME exists (a cheap early 409).  */
+int ks_store_has (ks_store_t *store, const char *name);
+
+/* Bytes free for an unprivileged writer on the store's filesystem.  */
+gpg_error_t ks_store_free_bytes (ks_store_t *store, uint64_t *r_free);
+
+/* What a walk of a store found.  */
+typedef struct ks_store_report
+{
+  unsigned long shards;      /* well-formed shard files */
+  uint64_t bytes;            /* their total size */
+  unsigned long tempfiles;   /* tmp.* files (in flight or left by a crash) */
+  unsigned long misplaced;   /* anything else: wrong names, places, types */
+  unsigned long empty;       /* zero-length shard files */
+} ks_store_report_t;
+
+/* Walk the store at DIR.  With VERBOSE every entry out of place is
+ * printed to stderr (paths relative to DIR).  */
+gpg_error_t ks_store_check (const char *dir, int verbose,
+                            ks_store_report_t *r_report);
+
+/* Call CB for every shard under DIR (in no particular order) with its
+ * name and an open descriptor (closed by the walker after CB returns).
+ * A non-zero return from CB stops the walk and is returned.  */
+typedef gpg_error_t (*ks_store_walk_cb_t) (void *opaque, const char *name,
+                                           int fd, uint64_t size);
+gpg_error_t ks_store_walk (const char *dir, ks_store_walk_cb_t cb,
+                           void *opaque);
+
+#endif /* KS_SERVER_STORE_H */
