@@ -10,7 +10,7 @@
  * memory (growing on demand), and disable core dumps (RLIMIT_CORE = 0 and
  * PR_SET_DUMPABLE = 0) so a crash never writes a secret to disk.  Call it
  * once, first thing in main, before any thread is started.  */
-#define KS_SECMEM_SIZE (1024 * 1024)
+#define KS_SECMEM_SIZE (2 * 1024 * 1024)
 gpg_error_t ks_init (void);
 
 #endif /* KS_INIT_H */

@@ -17,7 +17,7 @@
 #define KS_SEED_LEN 32
 #define KS_NAME_HEX_LEN 64
 /* The largest secret any profile accepts.  */
-#define KS_MAX_SECRET (1024 * 1024)
+#define KS_MAX_SECRET (256 * 1024)
 
 typedef struct ks_profile
 {

@@ -126,6 +126,8 @@ main (void)
   round_trip (cs - 3, 3, 2);
   round_trip (10 * cs - 4, 3, 2);
   round_trip (700, 5, 3);
+  /* The largest secret: all of it must fit in secure memory at once.  */
+  round_trip (KS_MAX_SECRET, 3, 2);
 
   /* Object level: any flipped bit fails with GPG_ERR_CHECKSUM.  */
   obj = malloc (prof->object_size);
