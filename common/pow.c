@@ -15,7 +15,7 @@
 #include "pow.h"
 
 #define POW_TAG "keysafe-pow-1"
-#define POW_KEY_LEN 32
+#define POW_KEY_LEN KS_POW_KEY_LEN
 #define POW_RAND_LEN 16
 #define POW_MAC_LEN 16
 #define POW_NONCE_LEN 8
@@ -46,6 +46,21 @@ ks_pow_key_new (ks_pow_key_t **r_key)
   gcry_randomize (key->key, sizeof key->key, GCRY_STRONG_RANDOM);
   *r_key = key;
   return 0;
+}
+
+gpg_error_t
+ks_pow_key_from_bytes (const uint8_t *bytes, size_t len,
+                       ks_pow_key_t **r_key)
+{
+  gpg_error_t err;
+
+  *r_key = NULL;
+  if (len != POW_KEY_LEN)
+    return gpg_error (GPG_ERR_INV_KEYLEN);
+  err = ks_pow_key_new (r_key);
+  if (!err)
+    memcpy ((*r_key)->key, bytes, POW_KEY_LEN);
+  return err;
 }
 
 void
@@ -170,6 +185,22 @@ build_work (uint8_t *buf, const uint8_t *chal, const uint8_t *nonce,
   return n;
 }
 
+/* Decode N bytes from the 2*N lowercase hex characters at S (checked
+ * by the caller); ks_hex_decode wants the whole string.  */
+static void
+decode_hex (const char *s, uint8_t *out, size_t n)
+{
+  size_t i;
+  int hi, lo;
+
+  for (i = 0; i < n; i++)
+    {
+      hi = s[2 * i] <= '9' ? s[2 * i] - '0' : s[2 * i] - 'a' + 10;
+      lo = s[2 * i + 1] <= '9' ? s[2 * i + 1] - '0' : s[2 * i + 1] - 'a' + 10;
+      out[i] = (uint8_t)(hi << 4 | lo);
+    }
+}
+
 static int
 is_lower_hex (const char *s, size_t n)
 {
@@ -210,9 +241,8 @@ ks_pow_check (const ks_pow_key_t *key, const char *proof,
       || !is_lower_hex (proof, POW_CHAL_HEX)
       || !is_lower_hex (proof + POW_CHAL_HEX + 1, 2 * POW_NONCE_LEN))
     return gpg_error (GPG_ERR_INV_VALUE);
-  if (ks_hex_decode (proof, chal, POW_CHAL_LEN)
-      || ks_hex_decode (proof + POW_CHAL_HEX + 1, nonce, POW_NONCE_LEN))
-    return gpg_error (GPG_ERR_INV_VALUE);
+  decode_hex (proof, chal, POW_CHAL_LEN);
+  decode_hex (proof + POW_CHAL_HEX + 1, nonce, POW_NONCE_LEN);
 
   /* Ours and bound to this request?  */
   err = compute_mac (key, chal, method, name, mac);

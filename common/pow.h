@@ -31,6 +31,10 @@ typedef struct ks_pow_key ks_pow_key_t;
 /* A fresh random HMAC key (secure memory).  */
 gpg_error_t ks_pow_key_new (ks_pow_key_t **r_key);
 void ks_pow_key_free (ks_pow_key_t *key);
+/* A key from 32 given bytes, for known-answer tests only.  */
+#define KS_POW_KEY_LEN 32
+gpg_error_t ks_pow_key_from_bytes (const uint8_t *bytes, size_t len,
+                                   ks_pow_key_t **r_key);
 
 /* Make a challenge for METHOD ("GET", "PUT") and NAME (64 hex) at time
  * NOW (seconds since the epoch) into OUT.  */
