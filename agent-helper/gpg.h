@@ -1,0 +1,39 @@
+/* gpg.h - the GnuPG side: export, import and key listing via GPGME
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef KS_GPG_H
+#define KS_GPG_H
+
+#include "keysafe.h"
+
+/* Initialise GPGME once (version check, locale).  */
+gpg_error_t ks_gpg_init (void);
+
+/* Export the secret key KEYID, minimal (third-party signatures dropped),
+ * into secure memory (*R_DATA, *R_LEN; free with ks_free_secret).
+ * GPG_ERR_NO_SECKEY when nothing matched.  R_FPR (may be NULL) gets the
+ * fingerprint of the key, gcry_malloc'd.  */
+gpg_error_t ks_gpg_export_secret (const char *homedir, const char *keyid,
+                                  uint8_t **r_data, size_t *r_len,
+                                  char **r_fpr);
+
+/* Import DATA; *R_FPR gets the fingerprint of the first imported key
+ * (gcry_malloc'd).  GPG_ERR_NO_SECKEY when no secret key was in it.  */
+gpg_error_t ks_gpg_import (const char *homedir, const uint8_t *data,
+                           size_t len, char **r_fpr);
+
+/* Call CB for every secret key: its fingerprint and first user id.  */
+gpg_error_t ks_gpg_list_secret (const char *homedir,
+                                void (*cb) (void *arg, const char *fpr,
+                                            const char *uid),
+                                void *arg);
+
+/* The GnuPG home directory in use (gcry_malloc'd).  */
+gpg_error_t ks_gpg_homedir (const char *homedir, char **r_dir);
+
+/* The 16-hex-digit long key id that names are bound to, from a user's
+ * KEYID (16 hex digits, or a v4/v5 fingerprint, optionally "0x"), into
+ * OUT (17 bytes).  GPG_ERR_INV_USER_ID for anything else.  */
+gpg_error_t ks_gpg_canon_keyid (const char *keyid, char *out);
+
+#endif /* KS_GPG_H */

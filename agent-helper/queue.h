@@ -1,0 +1,41 @@
+/* queue.h - shards waiting for a server that was down at backup
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * GNUPGHOME/keysafe-queue/<shard name> (directory 0700, files 0600)
+ * holds one line "keysafe-queue-1 <server URL>\n" and then the shard
+ * bytes.  Only shards are queued, never the secret; one shard alone
+ * reveals nothing.  A file appears whole or not at all (temp file,
+ * fsync, rename).
+ */
+#ifndef KS_QUEUE_H
+#define KS_QUEUE_H
+
+#include "keysafe.h"
+
+typedef struct ks_queue_entry
+{
+  char *path;                   /* file of the entry */
+  char *url;                    /* server base URL */
+  char name[KS_NAME_HEX_LEN + 1];
+  uint8_t *data;
+  size_t len;
+} ks_queue_entry_t;
+
+/* The queue directory for HOMEDIR (NULL = GnuPG's default), malloc'd
+ * with gcry_malloc.  */
+gpg_error_t ks_queue_dir (const char *homedir, char **r_dir);
+
+/* Queue shard NAME with DATA for server URL.  */
+gpg_error_t ks_queue_add (const char *homedir, const char *url,
+                          const char *name, const uint8_t *data, size_t len);
+
+/* All entries (at most KS_QUEUE_MAX), in directory order.  */
+#define KS_QUEUE_MAX 100000
+gpg_error_t ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
+                           size_t *r_count);
+void ks_queue_list_free (ks_queue_entry_t *list, size_t count);
+
+/* Remove the file of entry E.  */
+gpg_error_t ks_queue_remove (const ks_queue_entry_t *e);
+
+#endif /* KS_QUEUE_H */

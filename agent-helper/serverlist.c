@@ -1,0 +1,307 @@
+/* serverlist.c - the list of shard servers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A list file has one server per line:
+ *   CATEGORY URL [placeholder] [LABEL...]
+ * with CATEGORY one of recommended, alternate, untrusted; '#' starts a
+ * comment line.  doc/servers.md describes it for operators.
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <ctype.h>
+#include "serverlist.h"
+
+#define KS_SERVERLIST_MAX 256
+#define KS_SERVERLIST_MAX_BYTES (256 * 1024)
+
+const char *
+ks_server_category_name (ks_server_category_t cat)
+{
+  switch (cat)
+    {
+    case KS_SERVER_RECOMMENDED: return _("recommended");
+    case KS_SERVER_ALTERNATE: return _("alternate");
+    case KS_SERVER_UNTRUSTED: return _("untrusted");
+    default: return _("user");
+    }
+}
+
+const char *
+ks_serverlist_default_file (void)
+{
+  const char *s = getenv ("KEYSAFE_SERVERS_FILE");
+
+  return s && *s ? s : PKGDATADIR "/servers.list";
+}
+
+void
+ks_serverlist_free (ks_serverlist_t *list)
+{
+  unsigned int i;
+
+  if (!list)
+    return;
+  for (i = 0; i < list->count; i++)
+    {
+      gcry_free (list->server[i].url);
+      gcry_free (list->server[i].label);
+    }
+  gcry_free (list->server);
+  gcry_free (list);
+}
+
+/* A URL is usable when it is http or https with a host; the check is
+ * kept simple on purpose, libcurl parses it again.  */
+static int
+url_is_ok (const char *url)
+{
+  if (!strncmp (url, "http://", 7))
+    return url[7] && url[7] != '/';
+  if (!strncmp (url, "https://", 8))
+    return url[8] && url[8] != '/';
+  return 0;
+}
+
+static gpg_error_t
+add_server (ks_serverlist_t *list, const char *url, size_t urllen,
+            const char *label, ks_server_category_t cat, int placeholder)
+{
+  ks_server_t *s;
+
+  if (list->count >= KS_SERVERLIST_MAX)
+    return gpg_error (GPG_ERR_TOO_LARGE);
+  if (!(list->count % 16))
+    {
+      ks_server_t *n = gcry_realloc (list->server,
+                                     (list->count + 16) * sizeof *n);
+      if (!n)
+        return gpg_error_from_syserror ();
+      list->server = n;
+    }
+  while (urllen && url[urllen - 1] == '/')
+    urllen--;
+  s = &list->server[list->count];
+  memset (s, 0, sizeof *s);
+  s->url = gcry_malloc (urllen + 1);
+  if (!s->url)
+    return gpg_error_from_syserror ();
+  memcpy (s->url, url, urllen);
+  s->url[urllen] = 0;
+  if (label && *label)
+    {
+      s->label = gcry_strdup (label);
+      if (!s->label)
+        {
+          gcry_free (s->url);
+          return gpg_error_from_syserror ();
+        }
+    }
+  s->category = cat;
+  s->placeholder = placeholder;
+  list->count++;
+  return 0;
+}
+
+static const char *
+skip_ws (const char *p)
+{
+  while (*p == ' ' || *p == '\t')
+    p++;
+  return p;
+}
+
+static size_t
+word_len (const char *p)
+{
+  size_t n = 0;
+
+  while (p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != '\n'
+         && p[n] != '\r')
+    n++;
+  return n;
+}
+
+gpg_error_t
+ks_serverlist_parse (const char *text, const char *fname,
+                     ks_serverlist_t *list, char *errtext, size_t errlen)
+{
+  gpg_error_t err = 0;
+  const char *line = text;
+  unsigned int lineno = 0;
+  char label[256];
+
+  while (line && *line)
+    {
+      const char *p, *url, *eol;
+      size_t n, urllen;
+      ks_server_category_t cat;
+      int placeholder = 0;
+
+      lineno++;
+      eol = strchr (line, '\n');
+      p = skip_ws (line);
+      if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+        goto next;
+      n = word_len (p);
+      if (n == 11 && !strncmp (p, "recommended", n))
+        cat = KS_SERVER_RECOMMENDED;
+      else if (n == 9 && !strncmp (p, "alternate", n))
+        cat = KS_SERVER_ALTERNATE;
+      else if (n == 9 && !strncmp (p, "untrusted", n))
+        cat = KS_SERVER_UNTRUSTED;
+      else
+        {
+          snprintf (errtext, errlen, _("%s:%u: unknown server category"),
+                    fname, lineno);
+          err = gpg_error (GPG_ERR_INV_VALUE);
+          goto leave;
+        }
+      url = skip_ws (p + n);
+      urllen = word_len (url);
+      {
+        char tmp[1024];
+
+        if (urllen >= sizeof tmp)
+          urllen = sizeof tmp - 1;
+        memcpy (tmp, url, urllen);
+        tmp[urllen] = 0;
+        if (!url_is_ok (tmp))
+          {
+            snprintf (errtext, errlen, _("%s:%u: invalid server URL"),
+                      fname, lineno);
+            err = gpg_error (GPG_ERR_INV_URI);
+            goto leave;
+          }
+      }
+      p = skip_ws (url + urllen);
+      n = word_len (p);
+      if (n == 11 && !strncmp (p, "placeholder", n))
+        {
+          placeholder = 1;
+          p = skip_ws (p + n);
+        }
+      n = eol ? (size_t)(eol - p) : strlen (p);
+      while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+      if (n >= sizeof label)
+        n = sizeof label - 1;
+      memcpy (label, p, n);
+      label[n] = 0;
+      err = add_server (list, url, urllen, label, cat, placeholder);
+      if (err)
+        goto leave;
+    next:
+      line = eol ? eol + 1 : NULL;
+    }
+
+ leave:
+  return err;
+}
+
+static gpg_error_t
+read_file (const char *fname, char **r_text)
+{
+  gpg_error_t err = 0;
+  gpgrt_stream_t fp;
+  char *buf = NULL;
+  size_t len = 0, n;
+
+  *r_text = NULL;
+  fp = gpgrt_fopen (fname, "r");
+  if (!fp)
+    return gpg_error_from_syserror ();
+  buf = gcry_malloc (KS_SERVERLIST_MAX_BYTES + 1);
+  if (!buf)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  while (len < KS_SERVERLIST_MAX_BYTES
+         && (n = gpgrt_fread (buf + len, 1, KS_SERVERLIST_MAX_BYTES - len, fp)))
+    len += n;
+  if (gpgrt_ferror (fp))
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  buf[len] = 0;
+  *r_text = buf;
+  buf = NULL;
+
+ leave:
+  gcry_free (buf);
+  gpgrt_fclose (fp);
+  return err;
+}
+
+/* Restore order: recommended, alternate, untrusted; stable within.  */
+static void
+sort_by_category (ks_serverlist_t *list)
+{
+  unsigned int i, j;
+
+  for (i = 1; i < list->count; i++)
+    for (j = i; j > 0 && (list->server[j - 1].category
+                          > list->server[j].category); j--)
+      {
+        ks_server_t t = list->server[j];
+        list->server[j] = list->server[j - 1];
+        list->server[j - 1] = t;
+      }
+}
+
+gpg_error_t
+ks_serverlist_load (const char **urls, const char *file,
+                    ks_serverlist_t **r_list, char *errtext, size_t errlen)
+{
+  gpg_error_t err = 0;
+  ks_serverlist_t *list;
+  char *text = NULL;
+  const char *fname;
+
+  *r_list = NULL;
+  list = gcry_calloc (1, sizeof *list);
+  if (!list)
+    return gpg_error_from_syserror ();
+
+  if (urls && *urls)
+    {
+      for (; *urls; urls++)
+        {
+          if (!url_is_ok (*urls))
+            {
+              snprintf (errtext, errlen, _("invalid server URL '%s'"),
+                        *urls);
+              err = gpg_error (GPG_ERR_INV_URI);
+              goto leave;
+            }
+          err = add_server (list, *urls, strlen (*urls), NULL,
+                            KS_SERVER_USER, 0);
+          if (err)
+            goto leave;
+        }
+      goto leave;
+    }
+
+  fname = file ? file : ks_serverlist_default_file ();
+  err = read_file (fname, &text);
+  if (err)
+    {
+      snprintf (errtext, errlen, _("can't read server list '%s': %s"),
+                fname, gpg_strerror (err));
+      goto leave;
+    }
+  err = ks_serverlist_parse (text, fname, list, errtext, errlen);
+  if (err)
+    goto leave;
+  sort_by_category (list);
+
+ leave:
+  gcry_free (text);
+  if (err)
+    ks_serverlist_free (list);
+  else
+    *r_list = list;
+  return err;
+}

@@ -1,0 +1,500 @@
+/* transport.c - HTTP to the shard servers on libcurl's multi interface
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <time.h>
+#include <pthread.h>
+#include <curl/curl.h>
+#include "transport.h"
+
+/* Requests in flight at once; the others wait their turn.  */
+#define KS_MAX_ACTIVE 32
+/* Proof-of-work rounds and 429 retries per request.  */
+#define KS_MAX_POW_ROUNDS 3
+#define KS_MAX_BUSY_RETRIES 2
+/* Nonces tried per challenge: 2^28 covers difficulty 24 with a wide
+ * margin and stays within a minute on one core.  */
+#define KS_POW_MAX_TRIES (1ULL << 28)
+
+enum xstate { X_WAITING, X_ACTIVE, X_DONE };
+
+struct ks_xfer_priv
+{
+  CURL *easy;
+  struct curl_slist *hdrs;
+  char url[1024];
+  char challenge[KS_POW_CHALLENGE_SIZE];
+  char powhdr[KS_POW_PROOF_SIZE + 16];
+  char curlerr[CURL_ERROR_SIZE];
+  char socksuser[40];
+  enum xstate state;
+  uint64_t not_before_ms;
+  unsigned int pow_rounds;
+  unsigned int busy_retries;
+  int proxied;
+  int overflow;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+static uint8_t run_secret[16];
+
+static void
+do_curl_init (void)
+{
+  curl_init_rc = curl_global_init (CURL_GLOBAL_DEFAULT);
+  gcry_randomize (run_secret, sizeof run_secret, GCRY_STRONG_RANDOM);
+}
+
+static uint64_t
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+ks_transport_is_loopback (const char *url)
+{
+  CURLU *h;
+  char *host = NULL;
+  int yes = 0;
+  size_t n;
+
+  h = curl_url ();
+  if (!h)
+    return 0;
+  if (curl_url_set (h, CURLUPART_URL, url, 0)
+      || curl_url_get (h, CURLUPART_HOST, &host, 0) || !host)
+    goto leave;
+  n = strlen (host);
+  if (!strcasecmp (host, "localhost")
+      || (n > 10 && !strcasecmp (host + n - 10, ".localhost"))
+      || !strcmp (host, "[::1]"))
+    yes = 1;
+  else if (!strncmp (host, "127.", 4))
+    {
+      /* Only a dotted IPv4 literal counts: "127.example.org" is a name
+       * and goes through the proxy.  */
+      unsigned int a, b, c, d;
+      char tail;
+
+      if (sscanf (host, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4
+          && a == 127 && b < 256 && c < 256 && d < 256)
+        yes = 1;
+    }
+
+ leave:
+  curl_free (host);
+  curl_url_cleanup (h);
+  return yes;
+}
+
+static size_t
+header_cb (char *buffer, size_t size, size_t nitems, void *arg)
+{
+  ks_xfer_t *x = arg;
+  size_t len = size * nitems;
+  static const char key[] = "keysafe-challenge:";
+  size_t kl = sizeof key - 1;
+
+  if (len > kl && !strncasecmp (buffer, key, kl))
+    {
+      const char *p = buffer + kl;
+      size_t n = len - kl;
+
+      while (n && (*p == ' ' || *p == '\t'))
+        p++, n--;
+      while (n && (p[n - 1] == '\r' || p[n - 1] == '\n' || p[n - 1] == ' '))
+        n--;
+      if (n < sizeof x->priv->challenge)
+        {
+          memcpy (x->priv->challenge, p, n);
+          x->priv->challenge[n] = 0;
+        }
+    }
+  return len;
+}
+
+static size_t
+write_cb (char *ptr, size_t size, size_t nmemb, void *arg)
+{
+  ks_xfer_t *x = arg;
+  size_t len = size * nmemb;
+
+  if (!x->resp)
+    {
+      if (ks_buf_new (x->maxresp ? x->maxresp : 4096, 0, &x->resp))
+        return 0;
+    }
+  if (ks_buf_append (x->resp, ptr, len))
+    {
+      x->priv->overflow = 1;
+      return 0;  /* aborts with CURLE_WRITE_ERROR */
+    }
+  return len;
+}
+
+/* Per-server SOCKS user name: the same for all requests to one server
+ * in this run, different between servers and between runs.  */
+static void
+make_socks_user (const char *base, char *out, size_t outsize)
+{
+  uint8_t digest[32];
+  gcry_md_hd_t md;
+  char hex[17];
+
+  if (gcry_md_open (&md, GCRY_MD_SHA256, 0))
+    {
+      snprintf (out, outsize, "keysafe");
+      return;
+    }
+  gcry_md_write (md, run_secret, sizeof run_secret);
+  gcry_md_write (md, base, strlen (base));
+  memcpy (digest, gcry_md_read (md, 0), sizeof digest);
+  gcry_md_close (md);
+  ks_hex_encode (digest, 8, hex);
+  snprintf (out, outsize, "ks%s", hex);
+}
+
+static gpg_error_t
+setup_easy (const ks_transport_cfg_t *cfg, ks_xfer_t *x)
+{
+  struct ks_xfer_priv *p = x->priv;
+  CURL *e;
+  struct curl_slist *l;
+  char proxy[300];
+  int n;
+
+  if (p->easy)
+    curl_easy_cleanup (p->easy);
+  curl_slist_free_all (p->hdrs);
+  p->hdrs = NULL;
+  KS_BUF_FREE (x->resp);
+  p->overflow = 0;
+  p->challenge[0] = 0;
+  p->curlerr[0] = 0;
+
+  e = p->easy = curl_easy_init ();
+  if (!e)
+    return gpg_error (GPG_ERR_ENOMEM);
+
+  n = snprintf (p->url, sizeof p->url, "%s/v1/shard/%s", x->base, x->name);
+  if (n < 0 || (size_t)n >= sizeof p->url)
+    return gpg_error (GPG_ERR_INV_URI);
+
+  curl_easy_setopt (e, CURLOPT_URL, p->url);
+  curl_easy_setopt (e, CURLOPT_PRIVATE, x);
+  curl_easy_setopt (e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt (e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt (e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt (e, CURLOPT_ERRORBUFFER, p->curlerr);
+  curl_easy_setopt (e, CURLOPT_CONNECTTIMEOUT,
+                    (long)(cfg->connect_timeout ? cfg->connect_timeout : 30));
+  curl_easy_setopt (e, CURLOPT_TIMEOUT,
+                    (long)(cfg->timeout ? cfg->timeout : 60));
+  curl_easy_setopt (e, CURLOPT_HEADERFUNCTION, header_cb);
+  curl_easy_setopt (e, CURLOPT_HEADERDATA, x);
+  curl_easy_setopt (e, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt (e, CURLOPT_WRITEDATA, x);
+  if (cfg->verbose > 1)
+    curl_easy_setopt (e, CURLOPT_VERBOSE, 1L);
+
+  p->proxied = 0;
+  if (ks_transport_is_loopback (x->base) || cfg->no_tor)
+    curl_easy_setopt (e, CURLOPT_PROXY, "");  /* and ignore *_proxy */
+  else
+    {
+      n = snprintf (proxy, sizeof proxy, "socks5h://%s",
+                    cfg->tor_socks ? cfg->tor_socks : "127.0.0.1:9050");
+      if (n < 0 || (size_t)n >= sizeof proxy)
+        return gpg_error (GPG_ERR_INV_VALUE);
+      curl_easy_setopt (e, CURLOPT_PROXY, proxy);
+      make_socks_user (x->base, p->socksuser, sizeof p->socksuser);
+      curl_easy_setopt (e, CURLOPT_PROXYUSERNAME, p->socksuser);
+      curl_easy_setopt (e, CURLOPT_PROXYPASSWORD, "x");
+      p->proxied = 1;
+    }
+
+  /* No "Expect: 100-continue": it costs a round trip through Tor.  */
+  l = curl_slist_append (NULL, "Expect:");
+  if (l)
+    p->hdrs = l;
+  if (x->method == KS_HTTP_PUT)
+    {
+      curl_easy_setopt (e, CURLOPT_CUSTOMREQUEST, "PUT");
+      curl_easy_setopt (e, CURLOPT_POSTFIELDS, (const char *)x->body);
+      curl_easy_setopt (e, CURLOPT_POSTFIELDSIZE, (long)x->bodylen);
+      l = curl_slist_append (p->hdrs,
+                             "Content-Type: application/octet-stream");
+      if (l)
+        p->hdrs = l;
+    }
+  else
+    curl_easy_setopt (e, CURLOPT_HTTPGET, 1L);
+  if (p->powhdr[0])
+    {
+      l = curl_slist_append (p->hdrs, p->powhdr);
+      if (l)
+        p->hdrs = l;
+    }
+  if (!p->hdrs)
+    return gpg_error (GPG_ERR_ENOMEM);
+  curl_easy_setopt (e, CURLOPT_HTTPHEADER, p->hdrs);
+  return 0;
+}
+
+static gpg_error_t
+map_curl_error (CURLcode rc, int proxied)
+{
+  switch (rc)
+    {
+    case CURLE_OPERATION_TIMEDOUT: return gpg_error (GPG_ERR_TIMEOUT);
+    case CURLE_COULDNT_CONNECT:
+      return gpg_error (proxied ? GPG_ERR_NO_SERVICE : GPG_ERR_ECONNREFUSED);
+    case CURLE_PROXY: return gpg_error (GPG_ERR_NO_SERVICE);
+    case CURLE_COULDNT_RESOLVE_HOST: return gpg_error (GPG_ERR_UNKNOWN_HOST);
+    case CURLE_WRITE_ERROR: return gpg_error (GPG_ERR_TOO_LARGE);
+    default: return gpg_error (GPG_ERR_NETWORK);
+    }
+}
+
+/* Decide what a finished attempt means: done, or wait and retry.  */
+static void
+finish_attempt (ks_xfer_t *x, CURLcode rc)
+{
+  struct ks_xfer_priv *p = x->priv;
+  long status = 0;
+  gpg_error_t err;
+
+  curl_easy_getinfo (p->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (rc != CURLE_OK)
+    {
+      x->status = 0;
+      x->err = map_curl_error (rc, p->proxied);
+      if (p->overflow)
+        snprintf (x->errtext, sizeof x->errtext, "%s",
+                  _("answer too large"));
+      else
+        snprintf (x->errtext, sizeof x->errtext, "%.150s%s",
+                  p->curlerr[0] ? p->curlerr : curl_easy_strerror (rc),
+                  p->proxied ? _(" (through the SOCKS proxy)") : "");
+      p->state = X_DONE;
+      return;
+    }
+
+  x->status = status;
+  x->err = 0;
+  x->errtext[0] = 0;
+  if (status == 403 && p->challenge[0]
+      && p->pow_rounds < KS_MAX_POW_ROUNDS)
+    {
+      char proof[KS_POW_PROOF_SIZE];
+
+      p->pow_rounds++;
+      err = ks_pow_solve (p->challenge,
+                          x->method == KS_HTTP_PUT ? "PUT" : "GET",
+                          x->name, KS_POW_MAX_TRIES, proof, sizeof proof);
+      if (err)
+        {
+          x->err = err;
+          snprintf (x->errtext, sizeof x->errtext,
+                    _("proof of work failed: %s"), gpg_strerror (err));
+          p->state = X_DONE;
+          return;
+        }
+      snprintf (p->powhdr, sizeof p->powhdr, "Keysafe-PoW: %s", proof);
+      p->state = X_WAITING;
+      p->not_before_ms = 0;
+      return;
+    }
+  if ((status == 429 || status == 503)
+      && p->busy_retries < KS_MAX_BUSY_RETRIES)
+    {
+      p->busy_retries++;
+      p->powhdr[0] = 0;
+      p->state = X_WAITING;
+      p->not_before_ms = now_ms () + 1000 * p->busy_retries;
+      return;
+    }
+  p->state = X_DONE;
+}
+
+gpg_error_t
+ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
+{
+  gpg_error_t err = 0;
+  CURLM *multi = NULL;
+  size_t i, ndone = 0, nactive = 0;
+  int running;
+
+  pthread_once (&curl_once, do_curl_init);
+  if (curl_init_rc)
+    return gpg_error (GPG_ERR_NOT_INITIALIZED);
+
+  for (i = 0; i < n; i++)
+    {
+      xfers[i].status = 0;
+      xfers[i].err = 0;
+      xfers[i].errtext[0] = 0;
+      xfers[i].resp = NULL;
+      xfers[i].priv = gcry_calloc (1, sizeof *xfers[i].priv);
+      if (!xfers[i].priv)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+    }
+  multi = curl_multi_init ();
+  if (!multi)
+    {
+      err = gpg_error (GPG_ERR_ENOMEM);
+      goto leave;
+    }
+
+  /* Every request ends after a bounded number of attempts, each of them
+   * bounded by the timeouts, so this loop ends.  */
+  while (ndone < n)
+    {
+      CURLMsg *msg;
+      int left;
+      uint64_t now = now_ms ();
+      uint64_t next_wake = 0;
+
+      for (i = 0; i < n && nactive < KS_MAX_ACTIVE; i++)
+        {
+          ks_xfer_t *x = &xfers[i];
+
+          if (x->priv->state != X_WAITING)
+            continue;
+          if (x->priv->not_before_ms > now)
+            {
+              if (!next_wake || x->priv->not_before_ms < next_wake)
+                next_wake = x->priv->not_before_ms;
+              continue;
+            }
+          err = setup_easy (cfg, x);
+          if (!err && curl_multi_add_handle (multi, x->priv->easy))
+            err = gpg_error (GPG_ERR_INTERNAL);
+          if (err)
+            {
+              x->err = err;
+              snprintf (x->errtext, sizeof x->errtext, "%s",
+                        gpg_strerror (err));
+              x->priv->state = X_DONE;
+              ndone++;
+              err = 0;
+              continue;
+            }
+          x->priv->state = X_ACTIVE;
+          nactive++;
+        }
+      if (ndone >= n)
+        break;
+
+      if (curl_multi_perform (multi, &running))
+        {
+          err = gpg_error (GPG_ERR_INTERNAL);
+          goto leave;
+        }
+      while ((msg = curl_multi_info_read (multi, &left)))
+        {
+          ks_xfer_t *x = NULL;
+
+          if (msg->msg != CURLMSG_DONE)
+            continue;
+          curl_easy_getinfo (msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+          curl_multi_remove_handle (multi, msg->easy_handle);
+          nactive--;
+          finish_attempt (x, msg->data.result);
+          if (x->priv->state == X_DONE)
+            {
+              ndone++;
+              if (cfg->progress)
+                cfg->progress (cfg->progress_arg, "transfer", ndone, n);
+            }
+        }
+      if (ndone >= n)
+        break;
+      {
+        int timeout_ms = 500;
+
+        if (next_wake)
+          {
+            now = now_ms ();
+            timeout_ms = next_wake > now ? (int)(next_wake - now) : 0;
+            if (timeout_ms > 500)
+              timeout_ms = 500;
+          }
+        if (nactive)
+          curl_multi_poll (multi, NULL, 0, timeout_ms, NULL);
+        else if (timeout_ms)
+          {
+            struct timespec ts = { 0, (long)timeout_ms * 1000000L };
+            nanosleep (&ts, NULL);
+          }
+      }
+    }
+
+ leave:
+  for (i = 0; i < n; i++)
+    {
+      struct ks_xfer_priv *p = xfers[i].priv;
+
+      if (!p)
+        continue;
+      if (p->easy)
+        {
+          if (multi && p->state == X_ACTIVE)
+            curl_multi_remove_handle (multi, p->easy);
+          curl_easy_cleanup (p->easy);
+        }
+      curl_slist_free_all (p->hdrs);
+      gcry_free (p);
+      xfers[i].priv = NULL;
+    }
+  if (multi)
+    curl_multi_cleanup (multi);
+  return err;
+}
+
+void
+ks_transport_release (ks_xfer_t *xfers, size_t n)
+{
+  size_t i;
+
+  if (!xfers)
+    return;
+  for (i = 0; i < n; i++)
+    KS_BUF_FREE (xfers[i].resp);
+}
+
+const char *
+ks_xfer_describe (const ks_xfer_t *x, char *buf, size_t size)
+{
+  if (x->err)
+    snprintf (buf, size, "%s", x->errtext[0] ? x->errtext
+              : gpg_strerror (x->err));
+  else
+    switch (x->status)
+      {
+      case 200: snprintf (buf, size, "%s", _("found")); break;
+      case 201: snprintf (buf, size, "%s", _("stored")); break;
+      case 404: snprintf (buf, size, "%s", _("not found")); break;
+      case 409: snprintf (buf, size, "%s", _("the name is taken")); break;
+      case 413: snprintf (buf, size, "%s", _("shard too large for the server"));
+        break;
+      case 507: snprintf (buf, size, "%s", _("the server is full")); break;
+      case 429: snprintf (buf, size, "%s", _("the server is overloaded"));
+        break;
+      case 403: snprintf (buf, size, "%s", _("proof of work refused")); break;
+      default:
+        snprintf (buf, size, _("unexpected HTTP status %ld"), x->status);
+      }
+  return buf;
+}
