@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -243,6 +244,33 @@ count_arg (void *cls, enum MHD_ValueKind kind, const char *key,
   return MHD_YES;
 }
 
+/* Count Content-Length and Transfer-Encoding headers: two lengths, or a
+ * length with a coding, are how requests get smuggled past proxies.  */
+typedef struct hdr_count
+{
+  unsigned int lengths;
+  unsigned int codings;
+  unsigned int unknown_coding;   /* anything but "chunked" */
+} hdr_count_t;
+
+static enum MHD_Result
+count_header (void *cls, enum MHD_ValueKind kind, const char *key,
+              const char *value)
+{
+  hdr_count_t *hc = cls;
+
+  (void)kind; (void)value;
+  if (!strcasecmp (key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+    hc->lengths++;
+  else if (!strcasecmp (key, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+    {
+      hc->codings++;
+      if (!value || strcasecmp (value, "chunked"))
+        hc->unknown_coding++;
+    }
+  return MHD_YES;
+}
+
 /* Parse a decimal Content-Length; MHD has already refused a malformed
  * one, so this only guards against surprises.  */
 static int
@@ -342,6 +370,12 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
   uint64_t declared, avail;
   int has_len, full;
 
+  hdr_count_t hc = { 0, 0, 0 };
+
+  MHD_get_connection_values (conn, MHD_HEADER_KIND, count_header, &hc);
+  if (hc.lengths > 1 || hc.codings > 1 || hc.unknown_coding
+      || (hc.lengths && hc.codings))
+    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
   has_len = declared_length (conn, &declared);
   if (has_len < 0)
     return reply_status (conn, MHD_HTTP_BAD_REQUEST);
@@ -615,6 +649,9 @@ ks_http_start (const ks_server_opts_t *opts, ks_store_t *store,
      MHD_OPTION_CONNECTION_TIMEOUT, opts->idle_timeout,
      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
      MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+     /* Level 1: a request without Host, or with spaces where none
+      * belong, is refused.  */
+     MHD_OPTION_STRICT_FOR_CLIENT, 1,
      MHD_OPTION_NOTIFY_COMPLETED, request_completed, http,
      MHD_OPTION_NOTIFY_CONNECTION, connection_notify, http,
      MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, http,
