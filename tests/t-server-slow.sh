@@ -1,0 +1,83 @@
+#!/bin/bash
+# t-server-slow.sh - idle and slow-dribbling connections do not stop a
+# normal client; a slow request loses its slot at the request deadline
+# SPDX-License-Identifier: GPL-3.0-or-later
+. "${srcdir:-.}/t-server-lib.sh"
+
+S="$T_WORK/store"
+head -c 512 /dev/urandom > "$T_WORK/b"
+
+# served_within SECONDS: a normal PUT and GET round trip in that time.
+served_within ()
+{
+  local n t0 t1
+  n=$(randname)
+  t0=$(date +%s)
+  [ "$(curl -s -m "$1" -o /dev/null -w '%{http_code}' -T "$T_WORK/b" "$BASE/v1/shard/$n")" = 201 ] || return 1
+  [ "$(curl -s -m "$1" -o /dev/null -w '%{http_code}' "$BASE/v1/shard/$n")" = 200 ] || return 1
+  t1=$(date +%s)
+  [ $((t1 - t0)) -le "$1" ]
+}
+
+# Default limits: 200 idle and 200 dribbling connections at once.
+srv_start "$S" --pow-difficulty 0
+"$CLIENT" hold "$PORT" 200 25 idle > "$T_WORK/idle.out" &
+H1=$!
+"$CLIENT" hold "$PORT" 200 25 dribble > "$T_WORK/dribble.out" &
+H2=$!
+T_PIDS="$T_PIDS $H1 $H2"
+for i in $(seq 1 100); do
+  [ -s "$T_WORK/idle.out" ] && [ -s "$T_WORK/dribble.out" ] && break
+  sleep 0.1
+done
+ok "holders connected" test -s "$T_WORK/idle.out" -a -s "$T_WORK/dribble.out"
+sleep 1
+ok "normal client served beside 400 slow connections" served_within 5
+sleep 2
+ok "and again a little later" served_within 5
+kill "$H1" "$H2" 2>/dev/null || true
+wait "$H1" "$H2" 2>/dev/null || true
+srv_stop
+
+# Few slots, all taken by dribblers (which keep every connection busy,
+# so the idle timeout never fires): the request deadline cuts them and a
+# normal client gets in.
+srv_start "$S" --pow-difficulty 0 --max-connections 20 --threads 1 \
+          --idle-timeout 60 --request-timeout 3
+"$CLIENT" hold "$PORT" 20 30 dribble > "$T_WORK/d2.out" &
+H3=$!
+T_PIDS="$T_PIDS $H3"
+for i in $(seq 1 100); do [ -s "$T_WORK/d2.out" ] && break; sleep 0.1; done
+sleep 0.5
+# While the 20 hold every slot a new connection is refused at once.
+c=$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$BASE/v1/info" || true)
+ok "slots full while dribblers hold them (got $c)" test "$c" != 200
+served=0
+for i in $(seq 1 30); do
+  if served_within 5; then served=1; break; fi
+  sleep 0.5
+done
+ok "served after the deadline cut the dribblers" test "$served" = 1
+kill "$H3" 2>/dev/null || true
+wait "$H3" 2>/dev/null || true
+ok "server alive" srv_alive
+srv_stop
+
+# An idle connection is closed at the idle timeout.
+srv_start "$S" --pow-difficulty 0 --max-connections 10 --threads 1 \
+          --idle-timeout 2
+"$CLIENT" hold "$PORT" 10 20 idle > "$T_WORK/i2.out" &
+H4=$!
+T_PIDS="$T_PIDS $H4"
+for i in $(seq 1 100); do [ -s "$T_WORK/i2.out" ] && break; sleep 0.1; done
+served=0
+for i in $(seq 1 30); do
+  if served_within 5; then served=1; break; fi
+  sleep 0.5
+done
+ok "served after idle connections timed out" test "$served" = 1
+kill "$H4" 2>/dev/null || true
+wait "$H4" 2>/dev/null || true
+srv_stop
+
+t_done
