@@ -26,11 +26,11 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
   uint8_t *secret = NULL;
   size_t secretlen = 0;
   int bad_pw = 0, too_few = 0, corrupt = 0, done = 0;
-  unsigned int best_found = 0, best_k = 0;
-  char fails[2048], tried[256];
+  unsigned int best_found = 0, best_k = 0, bad_found = 0;
+  char fails[2048], bad_fails[2048], tried[256];
   size_t tl = 0;
 
-  fails[0] = tried[0] = 0;
+  fails[0] = bad_fails[0] = tried[0] = 0;
   if (opt->profile)
     {
       err = ks_flow_profile (opt, ui, &pinned);
@@ -113,6 +113,8 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
       if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE)
         {
           bad_pw = 1;
+          bad_found = f->found;
+          memcpy (bad_fails, fails, sizeof bad_fails);
           err = 0;
           continue;
         }
@@ -148,6 +150,15 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
                               " many shards are missing or damaged%s%s"),
                         fails[0] ? _("; failed: ") : "", fails);
           err = gpg_error (GPG_ERR_CHECKSUM);
+        }
+      else if (bad_pw && bad_fails[0])
+        {
+          ks_ui_errorf (ui, _("could not open '%s' with the %u shards"
+                              " found: the password is wrong, or the backup"
+                              " needs more shards than the servers that"
+                              " answered hold; unreachable: %s"),
+                        name, bad_found, bad_fails);
+          err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
         }
       else if (bad_pw)
         {

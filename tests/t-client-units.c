@@ -1,0 +1,211 @@
+/* t-client-units.c - the client's small parts: server list, loopback
+ * detection, key ids, password strength, progress bar, upload queue
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "t-support.h"
+#include "serverlist.h"
+#include "transport.h"
+#include "gpg.h"
+#include "strength.h"
+#include "progress.h"
+#include "queue.h"
+
+static void
+test_serverlist (void)
+{
+  ks_serverlist_t list;
+  char err[256];
+  static const char text[] =
+    "# comment\n"
+    "\n"
+    "alternate   http://b.example.onion  Operator B\n"
+    "recommended http://a.example.onion/ placeholder  Operator A\n"
+    "untrusted   https://c.example.org\n"
+    "recommended http://d.example.onion\n";
+
+  memset (&list, 0, sizeof list);
+  T_OK (ks_serverlist_parse (text, "t", &list, err, sizeof err));
+  T_CHECK (list.count == 4);
+  if (list.count == 4)
+    {
+      T_CHECK (!strcmp (list.server[0].url, "http://b.example.onion"));
+      T_CHECK (list.server[0].category == KS_SERVER_ALTERNATE);
+      T_CHECK (list.server[0].label
+               && !strcmp (list.server[0].label, "Operator B"));
+      /* The trailing slash is dropped, the placeholder flag kept.  */
+      T_CHECK (!strcmp (list.server[1].url, "http://a.example.onion"));
+      T_CHECK (list.server[1].placeholder);
+      T_CHECK (!strcmp (list.server[1].label, "Operator A"));
+      T_CHECK (list.server[2].category == KS_SERVER_UNTRUSTED);
+      T_CHECK (!list.server[2].label);
+      T_CHECK (!list.server[3].placeholder);
+    }
+  {
+    unsigned int i;
+    for (i = 0; i < list.count; i++)
+      {
+        gcry_free (list.server[i].url);
+        gcry_free (list.server[i].label);
+      }
+    gcry_free (list.server);
+  }
+
+  memset (&list, 0, sizeof list);
+  T_CHECK (ks_serverlist_parse ("bogus http://x\n", "t", &list,
+                                err, sizeof err) != 0);
+  T_CHECK (strstr (err, "t:1") != NULL);
+  T_CHECK (ks_serverlist_parse ("recommended ftp://x\n", "t", &list,
+                                err, sizeof err) != 0);
+  gcry_free (list.server);
+}
+
+static void
+test_shipped_list (void)
+{
+  const char *top = getenv ("top_srcdir");
+  char path[4096];
+  ks_serverlist_t *list = NULL;
+  char err[256];
+  unsigned int i, rec = 0;
+
+  if (!top)
+    return;
+  snprintf (path, sizeof path, "%s/doc/servers.list", top);
+  T_OK (ks_serverlist_load (NULL, path, &list, err, sizeof err));
+  if (!list)
+    return;
+  for (i = 0; i < list->count; i++)
+    {
+      /* Until real operators are listed, every entry is a placeholder
+       * and an onion address.  */
+      T_CHECK (list->server[i].placeholder);
+      T_CHECK (strstr (list->server[i].url, ".onion") != NULL);
+      if (list->server[i].category == KS_SERVER_RECOMMENDED)
+        rec++;
+      if (i)
+        T_CHECK (list->server[i - 1].category <= list->server[i].category);
+    }
+  T_CHECK (rec >= 3);
+  ks_serverlist_free (list);
+}
+
+static void
+test_loopback (void)
+{
+  T_CHECK (ks_transport_is_loopback ("http://127.0.0.1:4242"));
+  T_CHECK (ks_transport_is_loopback ("http://127.1.2.3"));
+  T_CHECK (ks_transport_is_loopback ("http://localhost:1"));
+  T_CHECK (ks_transport_is_loopback ("http://foo.localhost"));
+  T_CHECK (ks_transport_is_loopback ("http://[::1]:80"));
+  T_CHECK (!ks_transport_is_loopback ("http://127.example.org"));
+  T_CHECK (!ks_transport_is_loopback ("http://abc.onion"));
+  T_CHECK (!ks_transport_is_loopback ("http://192.168.1.1"));
+  T_CHECK (!ks_transport_is_loopback ("http://vm:80"));
+  T_CHECK (!ks_transport_is_loopback ("http://localhost.example.org"));
+}
+
+static void
+test_keyid (void)
+{
+  char out[17];
+
+  T_OK (ks_gpg_canon_keyid ("E44133F8049C78434874247C4A153F50D61F86FA", out));
+  T_CHECK (!strcmp (out, "4A153F50D61F86FA"));
+  T_OK (ks_gpg_canon_keyid ("0x4a153f50d61f86fa", out));
+  T_CHECK (!strcmp (out, "4A153F50D61F86FA"));
+  T_CHECK_ERR (ks_gpg_canon_keyid ("D61F86FA", out), GPG_ERR_INV_USER_ID);
+  T_CHECK_ERR (ks_gpg_canon_keyid ("alice@example.org", out),
+               GPG_ERR_INV_USER_ID);
+}
+
+static void
+test_strength (void)
+{
+  ks_strength_t weak, strong, strongdef;
+  const ks_profile_t *test = ks_profile_find ("test");
+  char buf[64];
+
+  ks_strength_estimate (test, "password", NULL, &weak);
+  ks_strength_estimate (test, "correct horse battery staple 4711", NULL,
+                        &strong);
+  ks_strength_estimate (ks_profile_default (),
+                        "correct horse battery staple 4711", NULL,
+                        &strongdef);
+  T_CHECK (weak.bits < KS_STRENGTH_MIN_BITS);
+  T_CHECK (strong.bits > KS_STRENGTH_MIN_BITS);
+  /* The default profile makes every guess far more expensive.  */
+  T_CHECK (strongdef.sec_per_guess > 1000 * strong.sec_per_guess);
+  T_CHECK (strongdef.dollars > strong.dollars);
+  T_CHECK (!strcmp (ks_strength_duration (90, buf, sizeof buf),
+                    "90 seconds"));
+  T_CHECK (!strcmp (ks_strength_duration (7200 * 3, buf, sizeof buf),
+                    "6 hours"));
+}
+
+static void
+test_progress (void)
+{
+  char buf[160];
+
+  ks_progress_format ("puzzle", 5, 10, 30.0, buf, sizeof buf);
+  T_CHECK (strstr (buf, " 50%") != NULL);
+  T_CHECK (strstr (buf, "0m30s") != NULL);   /* 30 s more */
+  T_CHECK (strstr (buf, "###############...............") != NULL);
+  ks_progress_format ("key", 4, 4, 2.0, buf, sizeof buf);
+  T_CHECK (strstr (buf, "100%") != NULL);
+}
+
+static void
+test_queue (void)
+{
+  char tmpl[] = "/tmp/ksqXXXXXX";
+  char *home = mkdtemp (tmpl);
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0;
+  uint8_t data[100];
+  const char *name =
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+  char cmd[64];
+
+  if (!home)
+    T_DIE ("mkdtemp");
+  memset (data, 0xab, sizeof data);
+  T_OK (ks_queue_list (home, &q, &nq));
+  T_CHECK (nq == 0);
+  T_OK (ks_queue_add (home, "http://127.0.0.1:1", name, data, sizeof data));
+  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1) != 0);
+  T_OK (ks_queue_list (home, &q, &nq));
+  T_CHECK (nq == 1);
+  if (nq == 1)
+    {
+      T_CHECK (!strcmp (q[0].url, "http://127.0.0.1:1"));
+      T_CHECK (!strcmp (q[0].name, name));
+      T_CHECK (q[0].len == sizeof data && !memcmp (q[0].data, data, 100));
+      T_OK (ks_queue_remove (&q[0]));
+    }
+  ks_queue_list_free (q, nq);
+  T_OK (ks_queue_list (home, &q, &nq));
+  T_CHECK (nq == 0);
+  ks_queue_list_free (q, nq);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", home);
+  if (system (cmd))
+    fprintf (stderr, "could not remove %s\n", home);
+}
+
+int
+main (void)
+{
+  t_init ();
+  test_serverlist ();
+  test_shipped_list ();
+  test_loopback ();
+  test_keyid ();
+  test_strength ();
+  test_progress ();
+  test_queue ();
+  return t_done ();
+}
