@@ -213,3 +213,14 @@ ks_fetch_failures (const ks_fetch_t *f, char *buf, size_t size)
       }
   return buf;
 }
+
+unsigned int
+ks_fetch_answered (const ks_fetch_t *f)
+{
+  unsigned int s, n = 0;
+
+  for (s = 0; s < KS_DIM (f->state); s++)
+    if (f->state[s] == 1)
+      n++;
+  return n;
+}

@@ -67,7 +67,7 @@ typedef struct ks_fetch
   unsigned int junk;            /* answers of the wrong size */
   /* Per server: 0 not asked, 1 answered, 2 unreachable/failed.  */
   unsigned char state[256];
-  char why[256][80];            /* the reason of a failed server */
+  char why[256][160];            /* the reason of a failed server */
 } ks_fetch_t;
 
 /* Ask server I for share I of chunk 0 (I = 1..), then, while fewer
@@ -80,6 +80,9 @@ gpg_error_t ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
 /* After unlock: fetch chunks 1.. from the servers that gave chunk 0.  */
 gpg_error_t ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui,
                            ks_fetch_t *f);
+
+/* Number of servers that answered at all.  */
+unsigned int ks_fetch_answered (const ks_fetch_t *f);
 
 /* "server A (reason), server B (reason)" of the failed servers.  */
 const char *ks_fetch_failures (const ks_fetch_t *f, char *buf, size_t size);

@@ -425,10 +425,6 @@ main (int argc, char **argv)
     }
   if (opt.homedir)
     setenv ("GNUPGHOME", opt.homedir, 1);
-  if (opt.no_tor)
-    fprintf (stderr, "keysafe: %s\n",
-             _("WARNING: --no-tor: servers that are not on loopback are"
-               " contacted directly and learn your address"));
 
   err = ks_gpg_init ();
   if (err)

@@ -173,6 +173,11 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
                         fails[0] ? _("; unreachable: ") : "", fails);
           err = gpg_error (GPG_ERR_NO_DATA);
         }
+      else if (!ks_fetch_answered (f))
+        {
+          ks_ui_errorf (ui, _("no server could be reached: %s"), fails);
+          err = gpg_error (GPG_ERR_NETWORK);
+        }
       else
         {
           ks_ui_errorf (ui, _("no backup named '%s' found (profiles"

@@ -30,6 +30,7 @@ struct ks_xfer_priv
   char powhdr[KS_POW_PROOF_SIZE + 16];
   char curlerr[CURL_ERROR_SIZE];
   char socksuser[40];
+  char proxy[300];
   enum xstate state;
   uint64_t not_before_ms;
   unsigned int pow_rounds;
@@ -215,6 +216,8 @@ setup_easy (const ks_transport_cfg_t *cfg, ks_xfer_t *x)
       if (n < 0 || (size_t)n >= sizeof proxy)
         return gpg_error (GPG_ERR_INV_VALUE);
       curl_easy_setopt (e, CURLOPT_PROXY, proxy);
+      snprintf (p->proxy, sizeof p->proxy, "%s",
+                cfg->tor_socks ? cfg->tor_socks : "127.0.0.1:9050");
       make_socks_user (x->base, p->socksuser, sizeof p->socksuser);
       curl_easy_setopt (e, CURLOPT_PROXYUSERNAME, p->socksuser);
       curl_easy_setopt (e, CURLOPT_PROXYPASSWORD, "x");
@@ -280,6 +283,14 @@ finish_attempt (ks_xfer_t *x, CURLcode rc)
       if (p->overflow)
         snprintf (x->errtext, sizeof x->errtext, "%s",
                   _("answer too large"));
+      else if (p->proxied && rc == CURLE_COULDNT_CONNECT)
+        snprintf (x->errtext, sizeof x->errtext,
+                  _("can't reach the SOCKS proxy at %s (is Tor running?)"),
+                  p->proxy);
+      else if (p->proxied && rc == CURLE_PROXY)
+        snprintf (x->errtext, sizeof x->errtext,
+                  _("the SOCKS proxy could not reach the server: %.100s"),
+                  p->curlerr[0] ? p->curlerr : curl_easy_strerror (rc));
       else
         snprintf (x->errtext, sizeof x->errtext, "%.150s%s",
                   p->curlerr[0] ? p->curlerr : curl_easy_strerror (rc),
