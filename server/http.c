@@ -479,6 +479,12 @@ put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
   return reply_status (conn, status_of_error (err));
 }
 
+/* Marks a request without a body whose answer waits for the second
+ * call: libmicrohttpd 0.9.75 closes the connection after any response
+ * queued on the first call, so answering there would cost every GET a
+ * new connection (a new Tor stream for a client behind Tor).  */
+static int deferred_marker;
+
 static enum MHD_Result
 access_handler (void *cls, struct MHD_Connection *conn, const char *url,
                 const char *method, const char *version,
@@ -490,14 +496,33 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
   enum MHD_Result ret;
   const char *name;
   unsigned int nargs = 0;
-  int is_get, is_put;
+  int is_get, is_put, is_shard;
+  hdr_count_t hc = { 0, 0, 0 };
 
   (void)version;
-  if (req)
+  if (req && *con_cls != &deferred_marker)
     return put_continue (http, conn, req, upload_data, upload_data_size);
 
   is_get = !strcmp (method, MHD_HTTP_METHOD_GET);
   is_put = !strcmp (method, MHD_HTTP_METHOD_PUT);
+  is_shard = !strncmp (url, PATH_SHARD, strlen (PATH_SHARD));
+
+  if (!req && !(is_put && is_shard))
+    {
+      /* First call of anything but a shard PUT.  A body here is never
+       * wanted: refuse it at once (the connection then closes).  */
+      MHD_get_connection_values (conn, MHD_HEADER_KIND, count_header, &hc);
+      if (hc.lengths || hc.codings)
+        return reply_status (conn, is_get ? MHD_HTTP_BAD_REQUEST
+                                          : MHD_HTTP_METHOD_NOT_ALLOWED);
+      *con_cls = &deferred_marker;
+      return MHD_YES;
+    }
+  if (req && *upload_data_size)
+    {
+      *upload_data_size = 0;   /* cannot happen: no body was announced */
+      return MHD_YES;
+    }
 
   if (!strcmp (url, PATH_INFO))
     {
@@ -507,7 +532,7 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
                            MHD_HTTP_HEADER_ALLOW, "GET");
       return reply_info (http, conn);
     }
-  if (strncmp (url, PATH_SHARD, strlen (PATH_SHARD)))
+  if (!is_shard)
     return reply_status (conn, MHD_HTTP_NOT_FOUND);
   if (!is_get && !is_put)
     return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -536,7 +561,9 @@ request_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
   conn_track_t *t;
 
   (void)toe;
-  if (req)
+  if (req == (void *)&deferred_marker)
+    *con_cls = NULL;
+  else if (req)
     {
       KS_BUF_FREE (req->body);
       release_upload (http, req);

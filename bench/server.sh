@@ -1,0 +1,197 @@
+#!/bin/bash
+# bench/server.sh - keysafe-server against nginx on loopback, with wrk
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Run by hand from the build tree:  cd build/bench && ../../bench/server.sh [BIG]
+#   BIG   shards in the large store (default 1000000; 100000 is quicker)
+#   DUR   seconds per wrk run (default 10)
+# Needs the Debian packages wrk and nginx-light (or nginx).
+#
+# Figures printed:
+#   GET req/s of keysafe-server and of nginx serving the same hashed tree
+#   as static files (target: keysafe >= 0.7x nginx), PUT req/s of both
+#   (keysafe fsyncs file and directory per PUT, nginx's WebDAV PUT does
+#   not: the ratio is shown for information), the server's RSS (target
+#   < 32 MiB), GET latency with 1,000 vs BIG stored shards on one
+#   connection (target: ratio <= 1.2).
+set -e
+top_builddir=${top_builddir:-..}
+SERVER="$top_builddir/server/keysafe-server"
+FILL="$top_builddir/bench/bench-server-fill"
+BIG=${1:-1000000}
+DUR=${DUR:-10}
+SIZE=${SIZE:-8192}
+BIGSIZE=${BIGSIZE:-512}
+for p in wrk nginx; do
+  command -v $p >/dev/null || { echo "needs $p (Debian package $p)"; exit 77; }
+done
+[ -x "$SERVER" ] && [ -x "$FILL" ] || { echo "build first (make)"; exit 2; }
+
+W=$(mktemp -d /tmp/ksbXXXXXX)
+PIDS=""
+cleanup ()
+{
+  for p in $PIDS; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $PIDS; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$W"
+}
+trap cleanup EXIT
+
+ks_start ()   # STORE -> KS_PID KS_PORT
+{
+  rm -f "$W/ks.port"
+  "$SERVER" --foreground --store "$1" --listen 127.0.0.1:0 \
+            --port-file "$W/ks.port" --pow-difficulty 0 \
+            --max-connections 2000 2>>"$W/ks.log" &
+  KS_PID=$!
+  PIDS="$PIDS $KS_PID"
+  for i in $(seq 1 100); do [ -s "$W/ks.port" ] && break; sleep 0.1; done
+  KS_PORT=$(cat "$W/ks.port")
+}
+
+ks_stop ()
+{
+  kill -TERM "$KS_PID"; wait "$KS_PID" 2>/dev/null || true
+}
+
+nginx_start ()   # STORE -> NG_PID NG_PORT
+{
+  local port try
+  mkdir -p "$W/ng" "$W/dav"
+  for try in $(seq 1 20); do
+    port=$((20000 + RANDOM % 40000))
+    cat > "$W/ng/nginx.conf" <<EOF
+user root;
+worker_processes 2;
+daemon off;
+pid $W/ng/nginx.pid;
+error_log $W/ng/error.log;
+events { worker_connections 2048; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000000;
+  client_body_temp_path $W/ng/body;
+  proxy_temp_path $W/ng/proxy;
+  fastcgi_temp_path $W/ng/fastcgi;
+  uwsgi_temp_path $W/ng/uwsgi;
+  scgi_temp_path $W/ng/scgi;
+  server {
+    listen 127.0.0.1:$port;
+    location ~ "^/v1/shard/([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{60})\$" {
+      default_type application/octet-stream;
+      alias $1/\$1/\$2/\$1\$2\$3;
+    }
+    location /put/ {
+      root $W/dav;
+      dav_methods PUT;
+      create_full_put_path on;
+      client_max_body_size 64k;
+    }
+  }
+}
+EOF
+    nginx -p "$W/ng" -c "$W/ng/nginx.conf" 2>>"$W/ng/start.log" &
+    NG_PID=$!
+    sleep 0.5
+    if kill -0 "$NG_PID" 2>/dev/null; then
+      NG_PORT=$port
+      PIDS="$PIDS $NG_PID"
+      return 0
+    fi
+  done
+  echo "nginx did not start"; cat "$W/ng/start.log" "$W/ng/error.log"; exit 1
+}
+
+nginx_stop ()
+{
+  kill -TERM "$NG_PID"; wait "$NG_PID" 2>/dev/null || true
+}
+
+cat > "$W/get.lua" <<'EOF'
+local names = {}
+for line in io.lines(os.getenv("NAMES")) do names[#names + 1] = line end
+request = function()
+  return wrk.format("GET", "/v1/shard/" .. names[math.random(#names)])
+end
+EOF
+cat > "$W/put.lua" <<'EOF'
+local body = string.rep("k", tonumber(os.getenv("SIZE")))
+local prefix = os.getenv("PREFIX")
+local hex = "0123456789abcdef"
+local n = 0
+function setup(thread) n = n + 1; thread:set("tid", n) end
+function init(args) math.randomseed(os.time() * 100 + (tid or 0)) end
+request = function()
+  local t = {}
+  for i = 1, 64 do local r = math.random(16); t[i] = hex:sub(r, r) end
+  return wrk.format("PUT", prefix .. table.concat(t), nil, body)
+end
+EOF
+
+# rps OUTPUT: Requests/sec from wrk output
+rps () { awk '/^Requests\/sec:/ {printf "%d", $2}' "$1"; }
+# non2xx OUTPUT
+non2xx () { awk '/Non-2xx/ {print $NF}' "$1"; }
+# lat OUTPUT FIELD: average ("avg") or a percentile ("50%", "99%") in us
+lat ()
+{
+  awk -v f="$2" '
+    function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000;
+                     if (v ~ /s$/) return v * 1000000; return v }
+    f == "avg" && $1 == "Latency" && !done { print us($2); done = 1 }
+    f != "avg" && $1 == f { print us($2) }' "$1"
+}
+
+echo "== filling a store of 1000 shards of $SIZE bytes"
+"$FILL" "$W/small" 1000 "$SIZE" > "$W/small.names"
+
+ks_start "$W/small"
+nginx_start "$W/small"
+echo "== GET throughput (wrk -t1 -c64, ${DUR}s, 1000 shards of $SIZE bytes)"
+NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-get.out"
+NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/ng-get.out"
+KS_GET=$(rps "$W/ks-get.out"); NG_GET=$(rps "$W/ng-get.out")
+echo "keysafe-server GET: $KS_GET req/s (non-2xx: $(non2xx "$W/ks-get.out"))"
+echo "nginx          GET: $NG_GET req/s (non-2xx: $(non2xx "$W/ng-get.out"))"
+echo "GET ratio keysafe/nginx: $(awk -v a="$KS_GET" -v b="$NG_GET" 'BEGIN {printf "%.2f", a / b}') (target >= 0.70)"
+
+echo "== PUT throughput (wrk -t1 -c16, ${DUR}s, $SIZE-byte bodies, fresh names)"
+SIZE=$SIZE PREFIX=/v1/shard/ wrk -t1 -c16 -d"${DUR}s" -s "$W/put.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-put.out"
+SIZE=$SIZE PREFIX=/put/ wrk -t1 -c16 -d"${DUR}s" -s "$W/put.lua" "http://127.0.0.1:$NG_PORT" > "$W/ng-put.out"
+KS_PUT=$(rps "$W/ks-put.out"); NG_PUT=$(rps "$W/ng-put.out")
+echo "keysafe-server PUT: $KS_PUT req/s (non-2xx: $(non2xx "$W/ks-put.out"); fsync of file and directory each)"
+echo "nginx dav      PUT: $NG_PUT req/s (non-2xx: $(non2xx "$W/ng-put.out"); no fsync)"
+echo "PUT ratio keysafe/nginx: $(awk -v a="$KS_PUT" -v b="$NG_PUT" 'BEGIN {printf "%.2f", a / b}')"
+nginx_stop
+ks_stop
+
+echo "== filling a store of $BIG shards of $BIGSIZE bytes (no fsync)"
+t0=$(date +%s)
+"$FILL" "$W/big" "$BIG" "$BIGSIZE" > "$W/big.names"
+echo "filled in $(( $(date +%s) - t0 )) s"
+"$FILL" "$W/small2" 1000 "$BIGSIZE" > "$W/small2.names"
+
+echo "== GET latency, one connection (wrk -t1 -c1 --latency, ${DUR}s each)"
+for round in 1 2; do
+  for s in small2 big; do
+    ks_start "$W/$s"
+    # Warm the page cache and dentries of the names asked for, the same
+    # for both stores, then measure.
+    NAMES="$W/$s.names" wrk -t1 -c1 -d2s -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > /dev/null
+    NAMES="$W/$s.names" wrk -t1 -c1 -d"${DUR}s" --latency -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/lat-$s.out"
+    if [ "$s" = big ]; then
+      RSS=$(awk '/^VmRSS/ {print $2}' /proc/$KS_PID/status)
+      HWM=$(awk '/^VmHWM/ {print $2}' /proc/$KS_PID/status)
+    fi
+    ks_stop
+  done
+done
+for s in small2 big; do
+  echo "$s: avg $(lat "$W/lat-$s.out" avg) us, p50 $(lat "$W/lat-$s.out" 50%) us, p99 $(lat "$W/lat-$s.out" 99%) us, $(rps "$W/lat-$s.out") req/s"
+done
+A1=$(lat "$W/lat-small2.out" avg); A2=$(lat "$W/lat-big.out" avg)
+P1=$(lat "$W/lat-small2.out" 50%); P2=$(lat "$W/lat-big.out" 50%)
+echo "latency ratio $BIG/1000 shards: avg $(awk -v a="$A2" -v b="$A1" 'BEGIN {printf "%.2f", a / b}'), p50 $(awk -v a="$P2" -v b="$P1" 'BEGIN {printf "%.2f", a / b}') (target <= 1.2)"
+echo "== server memory with $BIG shards after the runs: VmRSS $RSS KiB, peak VmHWM $HWM KiB (target < 32768 KiB)"
