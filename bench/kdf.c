@@ -265,7 +265,8 @@ main (int argc, char **argv)
   for (i = 0; i < nsets; i++)
     {
       const ks_argon2_params_t *p = &sets[i].params;
-      double ours[MAX_REPS], ref[MAX_REPS], ratio[MAX_REPS];
+      double ours[MAX_REPS] = { 0 }, ref[MAX_REPS] = { 0 };
+      double ratio[MAX_REPS] = { 0 };
 
       printf ("\nt=%u m=%u KiB (%u MiB) lanes=%u\n",
               (unsigned int)p->t_cost, (unsigned int)p->m_cost,

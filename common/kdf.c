@@ -61,7 +61,7 @@ wait_all_jobs (void *ctx)
 {
   struct jobs *jobs = ctx;
   pthread_t tid[KS_ARGON2_MAX_LANES];
-  int started[KS_ARGON2_MAX_LANES];
+  int started[KS_ARGON2_MAX_LANES] = { 0 };
   unsigned int i;
 
   /* Lanes 1.. in threads, lane 0 here; a thread that cannot be
