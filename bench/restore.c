@@ -199,7 +199,7 @@ main (int argc, char **argv)
   ks_shardset_t *set = NULL;
   gpg_error_t err;
   double kdf[3], bk[3], t1, tn, u1, un, sum1 = 0, sumn = 0, usum1 = 0,
-    usumn = 0, ex1, exn, kdfmin, bkmin, d;
+    usumn = 0, ex1 = 0, exn = 0, kdfmin, bkmin, d;
   int i, fails = 0;
 
   for (i = 1; i < argc; i++)
