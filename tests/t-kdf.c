@@ -361,6 +361,25 @@ check_reentrant (void)
 }
 
 
+/* Every profile's costs are within the limits ks_argon2id enforces, so
+ * no profile can fail at derivation time with GPG_ERR_INV_ARG.  */
+static void
+check_profiles (void)
+{
+  unsigned int i;
+
+  T_CHECK (ks_profile_count () >= 2);
+  for (i = 0; i < ks_profile_count (); i++)
+    {
+      const ks_profile_t *prof = ks_profile_nth (i);
+
+      T_OK (ks_kdf_check_params (&prof->name_cost));
+      T_OK (ks_kdf_check_params (&prof->key_cost));
+      T_OK (ks_kdf_check_params (&prof->puzzle_cost));
+    }
+}
+
+
 int
 main (void)
 {
@@ -370,5 +389,6 @@ main (void)
   check_bad_params ();
   check_inputs_matter ();
   check_reentrant ();
+  check_profiles ();
   return t_done ();
 }
