@@ -100,6 +100,9 @@ typedef struct config
   int foreground;
   int verbose;
   ks_server_opts_t srv;
+  char *owned[64];           /* strings read from the config file */
+  unsigned int nowned;
+  char *abs_portfile;        /* malloc'd by absolute () */
 } config_t;
 
 static const char *
@@ -178,19 +181,16 @@ handle_option (config_t *cfg, gpgrt_argparse_t *p)
     }
 }
 
-/* Strings from the config file must outlive its parser: they are
- * copied, and the copies live as long as the process.  */
+/* String values read from a config file are allocated by the parser
+ * and belong to the caller: they are kept until exit, then freed.  */
 static void
-keep_strings (config_t *cfg)
+own_string (config_t *cfg, gpgrt_argparse_t *p)
 {
-  const char **fields[] = { &cfg->store, &cfg->listen, &cfg->portfile,
-                            &cfg->to, &cfg->from, &cfg->recipient,
-                            &cfg->command_dir };
-  size_t i;
-
-  for (i = 0; i < KS_DIM (fields); i++)
-    if (*fields[i] && !(*fields[i] = strdup (*fields[i])))
-      gpgrt_log_fatal ("%s\n", strerror (errno));
+  if (p->r_opt <= 0 || p->r_type != ARGPARSE_TYPE_STRING || !p->r.ret_str)
+    return;
+  if (cfg->nowned >= KS_DIM (cfg->owned))
+    gpgrt_log_fatal (_("too many options in the config file\n"));
+  cfg->owned[cfg->nowned++] = p->r.ret_str;
 }
 
 static void
@@ -224,8 +224,10 @@ parse_options (config_t *cfg, int argc, char **argv)
       pargs.argc = &argc;
       pargs.argv = &argv;
       while (gpgrt_argparse (fp, &pargs, opts))
-        handle_option (cfg, &pargs);
-      keep_strings (cfg);
+        {
+          handle_option (cfg, &pargs);
+          own_string (cfg, &pargs);
+        }
       gpgrt_argparse (NULL, &pargs, NULL);
       gpgrt_fclose (fp);
     }
@@ -299,7 +301,7 @@ write_port_file (const char *file, unsigned int port)
 /* A relative path made absolute before the process leaves its
  * working directory.  */
 static const char *
-absolute (const char *path)
+absolute (config_t *cfg, const char *path)
 {
   char cwd[PATH_MAX], *s;
 
@@ -307,8 +309,12 @@ absolute (const char *path)
     return path;
   if (!getcwd (cwd, sizeof cwd))
     gpgrt_log_fatal ("getcwd: %s\n", strerror (errno));
-  if (gpgrt_asprintf (&s, "%s/%s", cwd, path) < 0)
+  s = malloc (strlen (cwd) + strlen (path) + 2);
+  if (!s)
     gpgrt_log_fatal ("%s\n", strerror (errno));
+  strcpy (stpcpy (stpcpy (s, cwd), "/"), path);
+  free (cfg->abs_portfile);
+  cfg->abs_portfile = s;
   return s;
 }
 
@@ -426,7 +432,7 @@ serve (config_t *cfg)
     gpgrt_log_info (_("WARNING: proof of work is OFF "
                       "(--pow-difficulty 0): for tests and local demos only\n"));
 
-  cfg->portfile = absolute (cfg->portfile);
+  cfg->portfile = absolute (cfg, cfg->portfile);
   if (!cfg->foreground && daemon (0, 1))
     {
       gpgrt_log_error ("daemon: %s\n", strerror (errno));
@@ -482,6 +488,8 @@ main (int argc, char **argv)
 {
   config_t cfg;
   gpg_error_t err;
+  unsigned int i;
+  int rc;
 
   gpgrt_set_strusage (my_strusage);
   gpgrt_log_set_prefix ("keysafe-server", GPGRT_LOG_WITH_PREFIX);
@@ -508,11 +516,18 @@ main (int argc, char **argv)
     {
     case oCheckStore:
     case oCountStore:
-      return cmd_check (&cfg);
+      rc = cmd_check (&cfg);
+      break;
     case oBackupStore:
     case oRestoreStore:
-      return cmd_backup (&cfg);
+      rc = cmd_backup (&cfg);
+      break;
     default:
-      return serve (&cfg);
+      rc = serve (&cfg);
+      break;
     }
+  for (i = 0; i < cfg.nowned; i++)
+    gpgrt_free (cfg.owned[i]);
+  free (cfg.abs_portfile);
+  return rc;
 }

@@ -33,7 +33,7 @@ t_cleanup ()
     GNUPGHOME="$T_GNUPGHOME" gpgconf --kill all 2>/dev/null || true
   fi
   grep -q " $T_WORK/" /proc/mounts 2>/dev/null && umount "$T_WORK"/* 2>/dev/null || true
-  rm -rf "$T_WORK"
+  [ -n "$T_KEEP" ] && cp "$T_WORK/server.log" /tmp/ks-server-log.txt; rm -rf "$T_WORK"
 }
 trap t_cleanup EXIT
 
@@ -63,6 +63,12 @@ eq ()
 
 t_done ()
 {
+  if [ -f "$T_WORK/server.log" ] \
+     && grep -E "AddressSanitizer|LeakSanitizer|runtime error" "$T_WORK/server.log" >&2; then
+    T_FAILS=$((T_FAILS + 1))
+    echo "FAIL: sanitizer report in the server log" >&2
+  fi
+  T_CHECKS=$((T_CHECKS + 1))
   echo "$T_CHECKS checks, $T_FAILS failed"
   [ "$T_FAILS" -eq 0 ]
 }
@@ -91,8 +97,11 @@ srv_start ()
 # srv_stop: SIGTERM the last server and wait for it.
 srv_stop ()
 {
+  local rc=0
   kill -TERM "$SRV_PID" 2>/dev/null || true
-  wait "$SRV_PID" 2>/dev/null || true
+  wait "$SRV_PID" 2>/dev/null || rc=$?
+  # A clean stop exits 0; under ASan a leak or memory error would not.
+  eq "server $SRV_PID stopped cleanly" "$rc" 0
 }
 
 srv_alive ()
