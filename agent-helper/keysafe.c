@@ -247,7 +247,8 @@ read_stdin (uint8_t **r_data, size_t *r_len)
         err = gpg_error_from_syserror ();
       else
         {
-          memcpy (*r_data, buf->data, buf->len);
+          if (buf->len)
+            memcpy (*r_data, buf->data, buf->len);
           *r_len = buf->len;
         }
     }

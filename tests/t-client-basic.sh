@@ -169,7 +169,25 @@ fails "backup with only placeholders fails" sh -c "KEYSAFE_SERVERS_FILE='$top_sr
    </dev/null 2>'$T_WORK/e'"
 grep_in "no usable server is said" "no usable server" "$T_WORK/e"
 
-# 10. Usage errors.
+# 10. backup without --gpgkeyid: the only secret key is taken; with two
+#     keys --batch asks for --gpgkeyid.
+ok "backup of the only key without --gpgkeyid" ks backup --name onlykey \
+   --password-fd 3 $SERVERS
+grep_in "the chosen key is told" "backing up $FPR" "$T_WORK/ks.err"
+"$GPG" --batch --quiet --passphrase '' --quick-generate-key \
+  "Second <second@example.org>" future-default default never 2>/dev/null
+fails "two keys in batch mode need --gpgkeyid" ks backup --name twokeys \
+  --password-fd 3 $SERVERS
+grep_in "asks for --gpgkeyid" "choose one with --gpgkeyid" "$T_WORK/ks.err"
+
+# 11. check without a password tells presence only.
+ok "check by name alone" sh -c "'$KEYSAFE' --batch --profile test check \
+   --name onlykey $SERVERS 2>'$T_WORK/e'"
+grep_in "presence per server" "server 2 (.*): shard present" "$T_WORK/e"
+fails "check of an unknown name fails" sh -c "'$KEYSAFE' --batch \
+   --profile test check --name nothing-here $SERVERS 2>'$T_WORK/e'"
+
+# 12. Usage errors.
 fails "no command" "$KEYSAFE" --batch
 fails "unknown command" "$KEYSAFE" frobnicate
 

@@ -161,7 +161,7 @@ gpg_home ()
   "$GPG" --batch --quiet --passphrase '' \
          --quick-generate-key "Keysafe Test <test@example.org>" \
          future-default default never 2>"$T_WORK/gpg.log"
-  FPR=$("$GPG" --batch --with-colons --list-secret-keys \
+  FPR=$("$GPG" --batch --with-colons --list-secret-keys 2>/dev/null \
         | awk -F: '/^fpr:/ { print $10; exit }')
   [ -n "$FPR" ] || { echo "ERROR: no key made" >&2; exit 99; }
 }
