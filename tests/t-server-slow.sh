@@ -80,4 +80,23 @@ kill "$H4" 2>/dev/null || true
 wait "$H4" 2>/dev/null || true
 srv_stop
 
+# The per-address cap (off by default: behind Tor everyone is 127.0.0.1).
+srv_start "$S" --pow-difficulty 0 --max-connections-per-address 5 --threads 1
+"$CLIENT" hold "$PORT" 5 20 idle > "$T_WORK/pa.out" &
+H5=$!
+T_PIDS="$T_PIDS $H5"
+for i in $(seq 1 100); do [ -s "$T_WORK/pa.out" ] && break; sleep 0.1; done
+sleep 0.5
+c=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$BASE/v1/info" || true)
+ok "sixth connection from one address refused (got $c)" test "$c" != 200
+kill "$H5" 2>/dev/null || true
+wait "$H5" 2>/dev/null || true
+served=0
+for i in $(seq 1 30); do
+  if served_within 5; then served=1; break; fi
+  sleep 0.2
+done
+ok "served once the five are gone" test "$served" = 1
+srv_stop
+
 t_done
