@@ -9,7 +9,9 @@
  * first.  For each parameter set it prints every timing, the median
  * time of each side, and the median over the repetitions of the speed
  * ratio reference time / our time (> 1 means ours is faster; the
- * target is >= 1.2 on 2 cores).  Every output of the CLI (printed raw
+ * target is >= 1.2 on 2 cores).  The CPU time (user + system, all
+ * threads) of each run is printed next to it: on a busy machine the
+ * wall times are noisy, the CPU times much less.  Every output of the CLI (printed raw
  * with -r) is compared with ours: any difference is an error.
  *
  * The CLI is run as
@@ -36,6 +38,7 @@
 #include <unistd.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include "keysafe.h"
 
 #define BENCH_PASS "password"
@@ -58,6 +61,22 @@ now (void)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static double
+tv_secs (const struct timeval *tv)
+{
+  return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+/* User + system CPU time of this process, all threads.  */
+static double
+self_cpu (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return tv_secs (&ru.ru_utime) + tv_secs (&ru.ru_stime);
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -78,17 +97,20 @@ median (const double *v, unsigned int n)
 
 /* Run ours once; time in seconds into *R_SECS, hex of the tag into HEX.  */
 static int
-run_ours (const ks_argon2_params_t *p, double *r_secs, char *hex)
+run_ours (const ks_argon2_params_t *p, double *r_secs, double *r_cpu,
+          char *hex)
 {
   uint8_t out[BENCH_OUTLEN];
   gpg_error_t err;
-  double t0;
+  double t0, c0;
 
+  c0 = self_cpu ();
   t0 = now ();
   err = ks_argon2id (p, BENCH_PASS, strlen (BENCH_PASS),
                      BENCH_SALT, strlen (BENCH_SALT), NULL, 0, NULL, 0,
                      out, sizeof out, NULL, NULL, "bench");
   *r_secs = now () - t0;
+  *r_cpu = self_cpu () - c0;
   if (err)
     {
       fprintf (stderr, "kdf: ks_argon2id: %s\n", gpg_strerror (err));
@@ -102,7 +124,7 @@ run_ours (const ks_argon2_params_t *p, double *r_secs, char *hex)
  * hex) into HEX.  */
 static int
 run_cli (const char *cli, const ks_argon2_params_t *p, double *r_secs,
-         char *hex)
+         double *r_cpu, char *hex)
 {
   char targ[16], karg[16], parg[16], larg[16];
   char buf[256];
@@ -110,7 +132,8 @@ run_cli (const char *cli, const ks_argon2_params_t *p, double *r_secs,
   size_t len = 0;
   ssize_t n;
   pid_t pid;
-  int status;
+  int status = 0;
+  struct rusage ru;
   double t0;
 
   snprintf (targ, sizeof targ, "%u", (unsigned int)p->t_cost);
@@ -157,9 +180,11 @@ run_cli (const char *cli, const ks_argon2_params_t *p, double *r_secs,
     if (n > 0)
       len += n;
   close (out[0]);
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+  memset (&ru, 0, sizeof ru);
+  while (wait4 (pid, &status, 0, &ru) < 0 && errno == EINTR)
     ;
   *r_secs = now () - t0;
+  *r_cpu = tv_secs (&ru.ru_utime) + tv_secs (&ru.ru_stime);
   buf[len] = 0;
   if (!WIFEXITED (status) || WEXITSTATUS (status))
     {
@@ -267,6 +292,7 @@ main (int argc, char **argv)
       const ks_argon2_params_t *p = &sets[i].params;
       double ours[MAX_REPS] = { 0 }, ref[MAX_REPS] = { 0 };
       double ratio[MAX_REPS] = { 0 };
+      double ours_cpu[MAX_REPS] = { 0 }, ref_cpu[MAX_REPS] = { 0 };
 
       printf ("\nt=%u m=%u KiB (%u MiB) lanes=%u\n",
               (unsigned int)p->t_cost, (unsigned int)p->m_cost,
@@ -279,19 +305,20 @@ main (int argc, char **argv)
           /* Alternate the order so neither side always runs on a
            * warm (or a thermally throttled) machine.  */
           if (r % 2)
-            rc = run_cli (cli, p, &ref[r], hex_ref)
-                 || run_ours (p, &ours[r], hex_ours);
+            rc = run_cli (cli, p, &ref[r], &ref_cpu[r], hex_ref)
+                 || run_ours (p, &ours[r], &ours_cpu[r], hex_ours);
           else
-            rc = run_ours (p, &ours[r], hex_ours)
-                 || run_cli (cli, p, &ref[r], hex_ref);
+            rc = run_ours (p, &ours[r], &ours_cpu[r], hex_ours)
+                 || run_cli (cli, p, &ref[r], &ref_cpu[r], hex_ref);
           if (rc)
             {
               errors++;
               break;
             }
           ratio[r] = ref[r] / ours[r];
-          printf ("  rep %u: ours %.3f s  reference %.3f s  ratio %.2f  %s\n",
-                  r + 1, ours[r], ref[r], ratio[r],
+          printf ("  rep %u: ours %.3f s (cpu %.3f)  reference %.3f s"
+                  " (cpu %.3f)  ratio %.2f  %s\n",
+                  r + 1, ours[r], ours_cpu[r], ref[r], ref_cpu[r], ratio[r],
                   strcmp (hex_ours, hex_ref) ? "OUTPUT MISMATCH" : "same tag");
           if (strcmp (hex_ours, hex_ref))
             {
@@ -302,9 +329,10 @@ main (int argc, char **argv)
       if (r < reps)
         break;
       all_ratios[i] = median (ratio, reps);
-      printf ("  median: ours %.3f s  reference %.3f s  "
-              "speed ratio (reference/ours) %.2f\n",
-              median (ours, reps), median (ref, reps), all_ratios[i]);
+      printf ("  median: ours %.3f s (cpu %.3f)  reference %.3f s (cpu %.3f)"
+              "  speed ratio (reference/ours) %.2f\n",
+              median (ours, reps), median (ours_cpu, reps),
+              median (ref, reps), median (ref_cpu, reps), all_ratios[i]);
     }
 
   if (!errors)
