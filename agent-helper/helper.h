@@ -1,0 +1,80 @@
+/* helper.h - keysafe-helper's session and its Assuan commands
+ * Copyright (C) 2026 The keysafe authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * keysafe-helper.c runs the server loops (pipe and socket); assuan-cmds.c
+ * holds the commands and the face (ks_ui_t) that turns the flows'
+ * callbacks into INQUIREs, status lines and D lines.  One session lives
+ * for one Assuan connection.
+ */
+#ifndef KS_HELPER_H
+#define KS_HELPER_H
+
+#include <assuan.h>
+#include "keysafe.h"
+#include "flow.h"
+
+/* The largest answer accepted for INQUIRE NAME and INQUIRE PASSWORD.  A
+ * larger one is refused with GPG_ERR_TOO_LARGE; libassuan reads and
+ * drops the rest of it up to the END, so the connection stays in step.  */
+#define KS_HELPER_MAX_NAME 1024
+#define KS_HELPER_MAX_PASSWORD 1024
+/* At most this many OPTION server=URL per session.  */
+#define KS_HELPER_MAX_SERVERS 64
+
+/* The settings given on the command line: the defaults of a session,
+ * restored by RESET.  */
+typedef struct ks_helper_defaults
+{
+  const char *homedir;
+  const char *profile;
+  const char **servers;         /* NULL-terminated or NULL */
+  const char *servers_file;
+  const char *tor_socks;
+  int no_tor;
+  int pinentry;                 /* password-mode=pinentry */
+  int batch;
+  int verbose;
+  unsigned int threads;
+} ks_helper_defaults_t;
+
+typedef struct ks_session
+{
+  assuan_context_t ctx;
+  const ks_helper_defaults_t *defaults;
+  /* Options of this session (OPTION ...).  */
+  char *name;                   /* secure memory, or NULL */
+  char *profile;                /* gpgrt_malloc'd, or NULL = default */
+  char **servers;               /* gpgrt_malloc'd URLs, NULL-terminated */
+  unsigned int nservers;
+  int servers_set;              /* OPTION server= seen: replace defaults */
+  int pinentry;
+  int batch;
+  /* State of the running command.  */
+  int busy;
+  unsigned int progress_count;  /* status lines sent for this command */
+  char last_what[16];
+  uint64_t last_done;
+  uint64_t last_ms;
+  /* The daemon's listening socket, watched during long work so that a
+   * second client is refused at once; -1 in pipe mode.  */
+  int listen_fd;
+} ks_session_t;
+
+/* Register every command of the table and the option handler with CTX
+ * and bind SESSION to it.  */
+gpg_error_t ks_helper_register (assuan_context_t ctx, ks_session_t *session);
+
+/* Forget all OPTIONs of SESSION (back to the defaults) and wipe the
+ * stored name.  Also used at the end of a connection.  */
+void ks_helper_session_reset (ks_session_t *session);
+
+/* Answer a connection on FD that cannot be served now with an ERR
+ * greeting and close it.  */
+void ks_helper_refuse (int fd);
+
+/* Malloc hooks that put Assuan contexts in libgcrypt secure memory: the
+ * context holds the last line read, which may carry a password.  */
+extern struct assuan_malloc_hooks ks_helper_secure_hooks;
+
+#endif /* KS_HELPER_H */
