@@ -145,6 +145,7 @@ status_of_error (gpg_error_t err)
     case GPG_ERR_EEXIST:   return MHD_HTTP_CONFLICT;
     case GPG_ERR_ENOSPC:   return MHD_HTTP_INSUFFICIENT_STORAGE;
     case GPG_ERR_INV_NAME: return MHD_HTTP_BAD_REQUEST;
+    case GPG_ERR_NO_DATA:  return MHD_HTTP_BAD_REQUEST;
     case GPG_ERR_TOO_LARGE: return MHD_HTTP_CONTENT_TOO_LARGE;
     default:               return MHD_HTTP_INTERNAL_SERVER_ERROR;
     }
@@ -369,7 +370,6 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
   request_t *req;
   uint64_t declared, avail;
   int has_len, full;
-
   hdr_count_t hc = { 0, 0, 0 };
 
   MHD_get_connection_values (conn, MHD_HEADER_KIND, count_header, &hc);
@@ -440,16 +440,17 @@ put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
 
   if (*size)
     {
-      if (!req->status
-          && gpg_err_code (ks_buf_append (req->body, data, *size))
-             == GPG_ERR_TOO_LARGE)
+      if (!req->status && (err = ks_buf_append (req->body, data, *size)))
         {
-          /* Over the limit while streaming (a chunked body): drop what
-           * we have and answer at once.  MHD 0.9.75 refuses to queue a
-           * response in the middle of a body, so the rest is read and
-           * thrown away, but only up to the limit again; past that the
-           * connection is cut.  */
-          req->status = MHD_HTTP_CONTENT_TOO_LARGE;
+          /* Over the limit while streaming (a chunked body), or out of
+           * memory: drop what we have.  The answer goes out when the
+           * body ends, so the connection's framing stays intact; the
+           * rest is read and thrown away, but only up to the limit and
+           * the header allowance again: past that the connection is
+           * cut without an answer.  */
+          req->status = gpg_err_code (err) == GPG_ERR_TOO_LARGE
+                        ? MHD_HTTP_CONTENT_TOO_LARGE
+                        : MHD_HTTP_INTERNAL_SERVER_ERROR;
           KS_BUF_FREE (req->body);
           release_upload (http, req);
         }
@@ -467,7 +468,7 @@ put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
   if (req->status)
     return reply_status (conn, req->status);
   if (!req->body->len)
-    err = gpg_error (GPG_ERR_INV_NAME);  /* an empty shard is malformed */
+    err = gpg_error (GPG_ERR_NO_DATA);  /* an empty shard is malformed */
   else
     err = ks_store_put (http->store, req->name, req->body->data,
                         req->body->len, http->opts.reserve_bytes);

@@ -34,8 +34,8 @@ ks_store_name_is_valid (const char *name)
   return !name[i];
 }
 
-static int
-is_hex_pair (const char *s)
+int
+ks_store_pair_is_valid (const char *s)
 {
   return s[0] && s[1] && !s[2]
          && ((s[0] >= '0' && s[0] <= '9') || (s[0] >= 'a' && s[0] <= 'f'))
@@ -157,7 +157,7 @@ ks_store_open (const char *dirname, ks_store_t **r_store,
     }
   while ((de1 = readdir (top)))
     {
-      if (!is_hex_pair (de1->d_name))
+      if (!ks_store_pair_is_valid (de1->d_name))
         continue;
       fd = openat (store->rootfd, de1->d_name,
                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -172,7 +172,7 @@ ks_store_open (const char *dirname, ks_store_t **r_store,
         }
       while ((de2 = readdir (mid)))
         {
-          if (!is_hex_pair (de2->d_name))
+          if (!ks_store_pair_is_valid (de2->d_name))
             continue;
           rel[0] = de1->d_name[0]; rel[1] = de1->d_name[1]; rel[2] = '/';
           rel[3] = de2->d_name[0]; rel[4] = de2->d_name[1]; rel[5] = 0;

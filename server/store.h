@@ -32,6 +32,8 @@ void ks_store_close (ks_store_t *store);
 
 /* True if NAME is exactly 64 lowercase hex characters.  */
 int ks_store_name_is_valid (const char *name);
+/* True if S is exactly two lowercase hex characters (a directory level).  */
+int ks_store_pair_is_valid (const char *s);
 
 /* Store DATA under NAME.  GPG_ERR_EEXIST when the name is taken (the
  * stored shard is untouched), GPG_ERR_ENOSPC when the write would leave

@@ -12,14 +12,6 @@
 #include "store.h"
 
 static int
-is_hex_pair (const char *s)
-{
-  return s[0] && s[1] && !s[2]
-         && ((s[0] >= '0' && s[0] <= '9') || (s[0] >= 'a' && s[0] <= 'f'))
-         && ((s[1] >= '0' && s[1] <= '9') || (s[1] >= 'a' && s[1] <= 'f'));
-}
-
-static int
 is_dot (const char *s)
 {
   return !strcmp (s, ".") || !strcmp (s, "..");
@@ -136,7 +128,7 @@ walk_mid (walk_state_t *ws, int fd, const char *a)
       if (is_dot (de->d_name))
         continue;
       sub = -1;
-      if (is_hex_pair (de->d_name))
+      if (ks_store_pair_is_valid (de->d_name))
         sub = openat (dirfd (dir), de->d_name,
                       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
       if (sub < 0)
@@ -167,7 +159,7 @@ walk_top (walk_state_t *ws, const char *dirname)
       if (is_dot (de->d_name))
         continue;
       sub = -1;
-      if (is_hex_pair (de->d_name))
+      if (ks_store_pair_is_valid (de->d_name))
         sub = openat (dirfd (dir), de->d_name,
                       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
       if (sub < 0)
