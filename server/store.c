@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include "store.h"
+#include "io.h"
 
 struct ks_store
 {
@@ -256,24 +257,6 @@ make_dirs (ks_store_t *store, const char *name)
   return 0;
 }
 
-static gpg_error_t
-write_all (int fd, const uint8_t *p, size_t len)
-{
-  ssize_t n;
-
-  while (len)
-    {
-      n = write (fd, p, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return gpg_error_from_syserror ();
-      p += n;
-      len -= n;
-    }
-  return 0;
-}
-
 /* Map a full-disk or quota error to ENOSPC, which the HTTP layer
  * answers with 507.  */
 static gpg_error_t
@@ -341,7 +324,7 @@ ks_store_put (ks_store_t *store, const char *name,
     }
   have_tmp = 1;
 
-  err = write_all (fd, data, len);
+  err = ks_io_write_all (fd, data, len);
   if (!err && fsync (fd))
     err = gpg_error_from_syserror ();
   if (!err)

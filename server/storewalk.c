@@ -108,8 +108,12 @@ walk_leaf (walk_state_t *ws, int fd, const char *a, const char *b)
   return err;
 }
 
+/* A directory level of the tree, FD open on it: the top (A is NULL) or
+ * ab (A is its name).  Each entry must be a two-hex directory; its
+ * contents are the next level down, or the leaf under ab.  FD is
+ * consumed.  */
 static gpg_error_t
-walk_mid (walk_state_t *ws, int fd, const char *a)
+walk_level (walk_state_t *ws, int fd, const char *a)
 {
   gpg_error_t err = 0;
   DIR *dir;
@@ -134,10 +138,12 @@ walk_mid (walk_state_t *ws, int fd, const char *a)
       if (sub < 0)
         {
           if (ws->report)
-            note (ws, _("wrong name or place"), a, de->d_name, NULL);
+            note (ws, _("wrong name or place"), a ? a : de->d_name,
+                  a ? de->d_name : NULL, NULL);
           continue;
         }
-      err = walk_leaf (ws, sub, a, de->d_name);
+      err = a ? walk_leaf (ws, sub, a, de->d_name)
+              : walk_level (ws, sub, de->d_name);
     }
   closedir (dir);
   return err;
@@ -146,32 +152,11 @@ walk_mid (walk_state_t *ws, int fd, const char *a)
 static gpg_error_t
 walk_top (walk_state_t *ws, const char *dirname)
 {
-  gpg_error_t err = 0;
-  DIR *dir;
-  struct dirent *de;
-  int sub;
+  int fd = open (dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-  dir = opendir (dirname);
-  if (!dir)
+  if (fd < 0)
     return gpg_error_from_syserror ();
-  while (!err && (de = readdir (dir)))
-    {
-      if (is_dot (de->d_name))
-        continue;
-      sub = -1;
-      if (ks_store_pair_is_valid (de->d_name))
-        sub = openat (dirfd (dir), de->d_name,
-                      O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-      if (sub < 0)
-        {
-          if (ws->report)
-            note (ws, _("wrong name or place"), de->d_name, NULL, NULL);
-          continue;
-        }
-      err = walk_mid (ws, sub, de->d_name);
-    }
-  closedir (dir);
-  return err;
+  return walk_level (ws, fd, NULL);
 }
 
 gpg_error_t

@@ -19,6 +19,17 @@ served_within ()
   [ $((t1 - t0)) -le "$1" ]
 }
 
+# wait_served TRIES PAUSE: try served_within 5 up to TRIES times.
+wait_served ()
+{
+  local i
+  for i in $(seq 1 "$1"); do
+    served_within 5 && return 0
+    sleep "$2"
+  done
+  return 1
+}
+
 # Default limits: 200 idle and 200 dribbling connections at once.
 srv_start "$S" --pow-difficulty 0
 "$CLIENT" hold "$PORT" 200 25 idle > "$T_WORK/idle.out" &
@@ -52,12 +63,7 @@ sleep 0.5
 # While the 20 hold every slot a new connection is refused at once.
 c=$(curl -s -m 2 -o /dev/null -w '%{http_code}' "$BASE/v1/info" || true)
 ok "slots full while dribblers hold them (got $c)" test "$c" != 200
-served=0
-for i in $(seq 1 30); do
-  if served_within 5; then served=1; break; fi
-  sleep 0.5
-done
-ok "served after the deadline cut the dribblers" test "$served" = 1
+ok "served after the deadline cut the dribblers" wait_served 30 0.5
 kill "$H3" 2>/dev/null || true
 wait "$H3" 2>/dev/null || true
 ok "server alive" srv_alive
@@ -70,12 +76,7 @@ srv_start "$S" --pow-difficulty 0 --max-connections 10 --threads 1 \
 H4=$!
 T_PIDS="$T_PIDS $H4"
 for i in $(seq 1 100); do [ -s "$T_WORK/i2.out" ] && break; sleep 0.1; done
-served=0
-for i in $(seq 1 30); do
-  if served_within 5; then served=1; break; fi
-  sleep 0.5
-done
-ok "served after idle connections timed out" test "$served" = 1
+ok "served after idle connections timed out" wait_served 30 0.5
 kill "$H4" 2>/dev/null || true
 wait "$H4" 2>/dev/null || true
 srv_stop
@@ -91,12 +92,7 @@ c=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$BASE/v1/info" || true)
 ok "sixth connection from one address refused (got $c)" test "$c" != 200
 kill "$H5" 2>/dev/null || true
 wait "$H5" 2>/dev/null || true
-served=0
-for i in $(seq 1 30); do
-  if served_within 5; then served=1; break; fi
-  sleep 0.2
-done
-ok "served once the five are gone" test "$served" = 1
+ok "served once the five are gone" wait_served 30 0.2
 srv_stop
 
 t_done
