@@ -33,7 +33,11 @@ t_cleanup ()
     GNUPGHOME="$T_GNUPGHOME" gpgconf --kill all 2>/dev/null || true
   fi
   grep -q " $T_WORK/" /proc/mounts 2>/dev/null && umount "$T_WORK"/* 2>/dev/null || true
-  [ -n "$T_KEEP" ] && cp "$T_WORK/server.log" /tmp/ks-server-log.txt; rm -rf "$T_WORK"
+  # T_KEEP=FILE keeps the servers' stderr for a post-mortem.
+  if [ -n "$T_KEEP" ] && [ -f "$T_WORK/server.log" ]; then
+    cp "$T_WORK/server.log" "$T_KEEP"
+  fi
+  rm -rf "$T_WORK"
 }
 trap t_cleanup EXIT
 
