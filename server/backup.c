@@ -147,7 +147,7 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
   gpgme_data_t in = NULL, out = NULL;
   producer_t *pr = NULL;
   pthread_t thread;
-  int pipefd[2] = { -1, -1 }, outfd = -1, started = 0;
+  int pipefd[2] = { -1, -1 }, outfd = -1;
   char tmpname[4096];
 
   *r_count = 0;
@@ -196,7 +196,6 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
       close (pr->fd);
       goto leave;
     }
-  started = 1;
   err = gpgme_op_encrypt (ctx, keys, GPGME_ENCRYPT_ALWAYS_TRUST, in, out);
   if (err)
     {
@@ -205,7 +204,6 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
       pipefd[0] = -1;
     }
   pthread_join (thread, NULL);
-  started = 0;
   if (!err)
     err = pr->err;
   if (!err)
@@ -225,7 +223,6 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
     *r_count = pr->count;
 
  leave:
-  (void)started;
   gpgme_data_release (in);
   gpgme_data_release (out);
   if (outfd >= 0)

@@ -54,12 +54,9 @@ struct ks_http
   conn_track_t *tracks;
 };
 
-typedef enum { REQ_NONE, REQ_PUT } req_kind_t;
-
 /* State of a PUT between its callbacks.  */
 typedef struct request
 {
-  req_kind_t kind;
   char name[KS_NAME_HEX_LEN + 1];
   ks_buf_t *body;
   unsigned int status;     /* a refusal to send when the body is done */
@@ -398,7 +395,6 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
   req = calloc (1, sizeof *req);
   if (!req)
     goto fail;
-  req->kind = REQ_PUT;
   req->holds_upload = 1;
   memcpy (req->name, name, KS_NAME_HEX_LEN + 1);
 
