@@ -79,7 +79,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   const ks_profile_t *profile = ks_recover_profile (rec);
   unsigned int nsrv = list->count, s, i;
   ks_xfer_t *x = NULL;
-  size_t nx = 0, alloc;
+  size_t nx = 0;
 
   memset (f, 0, sizeof *f);
   f->rec = rec;
@@ -88,6 +88,10 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
     f->share_server[i] = -1;
   if (nsrv > KS_DIM (f->state))
     nsrv = KS_DIM (f->state);
+  /* The backup's N: the servers that got a share.  */
+  f->nfirst = opt->shares ? opt->shares : profile->shares;
+  if (f->nfirst > nsrv)
+    f->nfirst = nsrv;
   f->maxshare = nsrv;
   if (profile->shares > f->maxshare)
     f->maxshare = profile->shares;
@@ -96,12 +100,11 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   if (f->maxshare > KS_SHAMIR_MAX_SHARES)
     f->maxshare = KS_SHAMIR_MAX_SHARES;
 
-  /* Round 1: server I, share I.  */
-  alloc = (size_t)f->maxshare * nsrv;
-  x = gcry_calloc (alloc ? alloc : 1, sizeof *x);
+  /* Round 1: server I, share I, for the first N servers.  */
+  x = gcry_calloc (f->nfirst ? f->nfirst : 1, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
-  for (s = 0; s < nsrv && s < f->maxshare; s++)
+  for (s = 0; s < f->nfirst; s++)
     {
       x[nx].base = list->server[s].url;
       x[nx].method = KS_HTTP_GET;
@@ -114,25 +117,48 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
     }
   err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
+  gcry_free (x);
   if (err)
-    goto leave;
+    return err;
   f->found = ks_recover_shard_count (rec, 0);
-  if (f->found >= k)
-    goto leave;
+  if (f->found < k)
+    err = ks_fetch_more (opt, ui, f, NULL);
+  return err;
+}
 
-  /* Round 2: the missing shares from the other servers that answer.  */
-  nx = 0;
+gpg_error_t
+ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
+               unsigned int *r_new)
+{
+  gpg_error_t err = 0;
+  const ks_profile_t *profile = ks_recover_profile (f->rec);
+  unsigned int nsrv = f->list->count, s, i, before = f->found;
+  ks_xfer_t *x = NULL;
+  size_t nx = 0;
+
+  if (r_new)
+    *r_new = 0;
+  if (f->more_done)
+    return 0;
+  f->more_done = 1;
+  if (nsrv > KS_DIM (f->state))
+    nsrv = KS_DIM (f->state);
+  x = gcry_calloc ((size_t)f->maxshare * nsrv + 1, sizeof *x);
+  if (!x)
+    return gpg_error_from_syserror ();
+  /* Every missing share from every server that was not asked for it
+   * and did not fail already.  */
   for (i = 1; i <= f->maxshare; i++)
     {
       if (f->share_server[i] >= 0)
         continue;
       for (s = 0; s < nsrv; s++)
         {
-          if (s == i - 1 || f->state[s] == 2)
+          if ((s == i - 1 && s < f->nfirst) || f->state[s] == 2)
             continue;
-          x[nx].base = list->server[s].url;
+          x[nx].base = f->list->server[s].url;
           x[nx].method = KS_HTTP_GET;
-          ks_recover_shard_name (rec, i, 0, x[nx].name);
+          ks_recover_shard_name (f->rec, i, 0, x[nx].name);
           x[nx].maxresp = profile->object_size + 1;
           x[nx].server = s;
           x[nx].share = i;
@@ -144,13 +170,11 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
     {
       err = run_round (opt, ui, f, x, nx);
       ks_transport_release (x, nx);
-      if (err)
-        goto leave;
     }
-  f->found = ks_recover_shard_count (rec, 0);
-
- leave:
   gcry_free (x);
+  f->found = ks_recover_shard_count (f->rec, 0);
+  if (r_new)
+    *r_new = f->found - before;
   return err;
 }
 

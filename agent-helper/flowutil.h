@@ -61,7 +61,9 @@ typedef struct ks_fetch
 {
   ks_recover_t *rec;
   const ks_serverlist_t *list;
+  unsigned int nfirst;          /* servers asked in the first round */
   unsigned int maxshare;        /* shares 1..maxshare were looked for */
+  int more_done;                /* the second round ran */
   int share_server[KS_SHAMIR_MAX_SHARES + 1]; /* share -> server, -1 */
   unsigned int found;           /* shards of chunk 0 held */
   unsigned int junk;            /* answers of the wrong size */
@@ -70,12 +72,18 @@ typedef struct ks_fetch
   char why[256][160];            /* the reason of a failed server */
 } ks_fetch_t;
 
-/* Ask server I for share I of chunk 0 (I = 1..), then, while fewer
- * than K shards are in hand, the other servers that answered for the
- * missing shares.  Adds every good shard to REC.  */
+/* Ask server I for share I of chunk 0 (I = 1..N, N the backup's
+ * number of shares), then, while fewer than K shards are in hand, the
+ * rest (ks_fetch_more).  Adds every good shard to REC.  */
 gpg_error_t ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
                              ks_recover_t *rec, const ks_serverlist_t *list,
                              unsigned int k, ks_fetch_t *f);
+
+/* The second round: the missing shares from all other servers that
+ * did not fail (once; later calls do nothing).  *R_NEW (may be NULL)
+ * gets the number of shards it added.  */
+gpg_error_t ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui,
+                           ks_fetch_t *f, unsigned int *r_new);
 
 /* After unlock: fetch chunks 1.. from the servers that gave chunk 0.  */
 gpg_error_t ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui,

@@ -100,6 +100,26 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
                    f->found);
       err = ks_recover_unlock (rec, pw, strlen (pw), opt->threads,
                                ks_ui_progress_cb, (void *)ui);
+      if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && !f->more_done)
+        {
+          /* Maybe a higher threshold, or a lying server: ask the rest
+           * of the list and try again if that brought new shards.  */
+          unsigned int nnew = 0;
+
+          err = ks_fetch_more (opt, ui, f, &nnew);
+          if (err)
+            goto leave;
+          ks_fetch_failures (f, fails, sizeof fails);
+          if (nnew)
+            {
+              ks_ui_infof (ui, _("found %u more shards; trying again..."),
+                           nnew);
+              err = ks_recover_unlock (rec, pw, strlen (pw), opt->threads,
+                                       ks_ui_progress_cb, (void *)ui);
+            }
+          else
+            err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
+        }
       if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && f->found < k)
         {
           /* Fewer shards than the threshold cannot open it: that is

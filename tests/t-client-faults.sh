@@ -93,6 +93,13 @@ ok "restore from servers 2 and 3 after the queue was sent" ks restore \
 eq "the key comes back (queued)" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
 srv_start 1
 
+# A list in another order: share I is not on server I any more; the
+# other servers are asked for the missing shares.
+ok "restore with the server list reordered" ks restore --stdout \
+   --name queued --password-fd 3 --server "$URL_3" --server "$URL_1" \
+   --server "$URL_2"
+eq "the key comes back (reordered)" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+
 # 5. A server that accepts and never answers: restore still finishes,
 #    within the timeout (5 s here) plus a margin.
 kill -STOP "$PID_1"
