@@ -271,6 +271,8 @@ ui_error (void *arg, const char *text)
   ks_session_t *s = arg;
 
   write_status_text (s->ctx, "ERROR_TEXT", text);
+  gpgrt_free (s->errtext);
+  s->errtext = gpgrt_strdup (text);
 }
 
 
@@ -324,25 +326,16 @@ static gpg_error_t
 ui_get_name (void *arg, const char *prompt, char **r_name)
 {
   ks_session_t *s = arg;
-  gpg_error_t err;
-  char *name = NULL;
 
   *r_name = NULL;
-  if (prompt && s->batch)
+  /* With OPTION name= the flow asks only when that name was taken;
+   * without, the first question is the plain one.  A taken name in
+   * batch mode ends the command.  */
+  if ((s->name || s->name_asks++) && s->batch)
     return gpg_error (GPG_ERR_CANCELED);
-  if (!prompt && s->name)
-    {
-      name = gcry_malloc_secure (strlen (s->name) + 1);
-      if (!name)
-        return gpg_error_from_syserror ();
-      strcpy (name, s->name);
-      *r_name = name;
-      return 0;
-    }
   if (prompt)
     write_status_text (s->ctx, "INFO", prompt);
-  err = inquire_text (s, "NAME", KS_HELPER_MAX_NAME, r_name);
-  return err;
+  return inquire_text (s, "NAME", KS_HELPER_MAX_NAME, r_name);
 }
 
 
@@ -410,6 +403,9 @@ begin_command (ks_session_t *s)
     return assuan_set_error (s->ctx, gpg_error (GPG_ERR_ASS_NESTED_COMMANDS),
                              _("another command is running"));
   s->busy = 1;
+  s->name_asks = 0;
+  gpgrt_free (s->errtext);
+  s->errtext = NULL;
   s->progress_count = 0;
   s->last_what[0] = 0;
   s->last_done = 0;
@@ -426,6 +422,9 @@ end_command (ks_session_t *s, gpg_error_t err)
   s->busy = 0;
   /* Flush pending D lines before the OK.  */
   err2 = assuan_send_data (s->ctx, NULL, 0);
+  /* libassuan keeps the pointer: ERRTEXT lives until the next command. */
+  if (err && s->errtext)
+    err = assuan_set_error (s->ctx, err, s->errtext);
   return err ? err : err2;
 }
 
@@ -446,7 +445,7 @@ static const char hlp_backup[] =
   "gpg-agent's pinentry.  --bind-keyid binds the shard names to KEYID.\n"
   "Status: PROGRESS <what> ? <cur> <total>, INFO <text>.";
 static gpg_error_t
-cmd_backup (assuan_context_t ctx, char *line)
+do_backup (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { "bind-keyid", "inquire", NULL };
   ks_session_t *s = assuan_get_pointer (ctx);
@@ -510,7 +509,7 @@ static const char hlp_restore[] =
   "its fingerprint told in an INFO status line; with --stdout it is\n"
   "sent as D lines.  KEYID is needed if the backup was bound to it.";
 static gpg_error_t
-cmd_restore (assuan_context_t ctx, char *line)
+do_restore (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { "stdout", NULL };
   ks_session_t *s = assuan_get_pointer (ctx);
@@ -542,7 +541,7 @@ static const char hlp_check[] =
   "stored?  The result of each server comes as INFO status lines; the\n"
   "command fails if the secret could no longer be restored.";
 static gpg_error_t
-cmd_check (assuan_context_t ctx, char *line)
+do_check (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { NULL };
   ks_session_t *s = assuan_get_pointer (ctx);
@@ -606,7 +605,7 @@ static const char hlp_servers[] =
   "List the servers this session would use, in restore order, one\n"
   "status line each: SERVER <category> <url> [placeholder] [label].";
 static gpg_error_t
-cmd_servers (assuan_context_t ctx, char *line)
+do_servers (assuan_context_t ctx, char *line)
 {
   ks_session_t *s = assuan_get_pointer (ctx);
   gpg_error_t err;
@@ -631,7 +630,7 @@ static const char hlp_getinfo[] =
   "  profiles  - the known profiles, newest first, with their costs\n"
   "  servers   - the server list, as the SERVERS command";
 static gpg_error_t
-cmd_getinfo (assuan_context_t ctx, char *line)
+do_getinfo (assuan_context_t ctx, char *line)
 {
   ks_session_t *s = assuan_get_pointer (ctx);
   gpg_error_t err = 0;
@@ -684,6 +683,22 @@ cmd_getinfo (assuan_context_t ctx, char *line)
 
 
 
+/* The servers run libassuan's assuan_process_next loop, in which a
+ * command handler finishes its own command with assuan_process_done
+ * (that writes the OK or ERR line).  Each cmd_X does that for its do_X.  */
+#define KS_DEFINE_CMD(x)                                              \
+  static gpg_error_t                                                  \
+  cmd_##x (assuan_context_t ctx, char *line)                          \
+  {                                                                   \
+    return assuan_process_done (ctx, do_##x (ctx, line));             \
+  }
+KS_DEFINE_CMD (backup)
+KS_DEFINE_CMD (restore)
+KS_DEFINE_CMD (check)
+KS_DEFINE_CMD (servers)
+KS_DEFINE_CMD (getinfo)
+
+
 /*
  * Options and reset
  */
@@ -713,6 +728,8 @@ ks_helper_session_reset (ks_session_t *s)
   free_servers (s);
   s->pinentry = s->defaults->pinentry;
   s->batch = s->defaults->batch;
+  gpgrt_free (s->errtext);
+  s->errtext = NULL;
 }
 
 
@@ -795,7 +812,8 @@ option_handler (assuan_context_t ctx, const char *key, const char *value)
       else if (!strcmp (value, "pinentry"))
         s->pinentry = 1;
       else
-        err = gpg_error (GPG_ERR_INV_VALUE);
+        err = assuan_set_error (ctx, gpg_error (GPG_ERR_INV_VALUE),
+                                _("password-mode is inquire or pinentry"));
     }
   else if (!strcmp (key, "server"))
     {
@@ -808,7 +826,8 @@ option_handler (assuan_context_t ctx, const char *key, const char *value)
           return 0;
         }
       if (strncmp (value, "http://", 7) && strncmp (value, "https://", 8))
-        return gpg_error (GPG_ERR_INV_URI);
+        return assuan_set_error (ctx, gpg_error (GPG_ERR_INV_URI),
+                                 _("a server URL starts with http:// or https://"));
       if (s->nservers >= KS_HELPER_MAX_SERVERS)
         return gpg_error (GPG_ERR_TOO_MANY);
       tmp = gpgrt_reallocarray (s->servers, s->nservers + 1,
@@ -827,7 +846,8 @@ option_handler (assuan_context_t ctx, const char *key, const char *value)
       char *p;
 
       if (*value && !ks_profile_find (value))
-        return gpg_error (GPG_ERR_UNKNOWN_NAME);
+        return assuan_set_error (ctx, gpg_error (GPG_ERR_UNKNOWN_NAME),
+                                 _("no such profile"));
       p = *value ? gpgrt_strdup (value) : NULL;
       if (*value && !p)
         return gpg_error_from_syserror ();
@@ -837,7 +857,9 @@ option_handler (assuan_context_t ctx, const char *key, const char *value)
   else if (!strcmp (key, "batch"))
     s->batch = !*value || strcmp (value, "0");
   else
-    err = gpg_error (GPG_ERR_UNKNOWN_OPTION);
+    err = assuan_set_error (ctx, gpg_error (GPG_ERR_UNKNOWN_OPTION),
+                            _("options: name, password-mode, server,"
+                              " profile, batch"));
   return err;
 }
 

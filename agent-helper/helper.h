@@ -52,6 +52,8 @@ typedef struct ks_session
   int batch;
   /* State of the running command.  */
   int busy;
+  unsigned int name_asks;       /* get_name calls of this command */
+  char *errtext;                /* the flow's clear line on failure */
   unsigned int progress_count;  /* status lines sent for this command */
   char last_what[16];
   uint64_t last_done;

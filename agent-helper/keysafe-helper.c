@@ -120,9 +120,37 @@ handle_signal (int signo)
 }
 
 
+/* A line longer than Assuan allows (1000 bytes) makes libassuan stop
+ * reading it halfway: read and drop the rest of it, up to its newline,
+ * then answer it with an ERR, so that the client stays in step.  */
+static gpg_error_t
+answer_long_line (assuan_context_t ctx)
+{
+  gpg_error_t err;
+  char *line;
+  size_t len;
+  char buf[200];
+  int n;
+
+  for (n = 0; n < 1024; n++)
+    {
+      err = assuan_read_line (ctx, &line, &len);
+      if (gpg_err_code (err) != GPG_ERR_ASS_LINE_TOO_LONG)
+        break;
+    }
+  if (err)
+    return err;
+  err = gpg_error (GPG_ERR_ASS_LINE_TOO_LONG);
+  snprintf (buf, sizeof buf, "ERR %u %s <%s>", err, gpg_strerror (err),
+            gpg_strsource (err));
+  return assuan_write_line (ctx, buf);
+}
+
+
 /* Serve one connection already set up in CTX until the client says BYE
- * or goes away.  In daemon mode LISTEN_FD is watched so that other
- * clients are refused while this one is served.  */
+ * or goes away.  In daemon mode (CLIENT_FD is the connection) the
+ * listening socket is watched so that other clients are refused while
+ * this one is served.  */
 static gpg_error_t
 serve_connection (assuan_context_t ctx, ks_session_t *session, int client_fd)
 {
@@ -135,18 +163,9 @@ serve_connection (assuan_context_t ctx, ks_session_t *session, int client_fd)
   if (err)
     return err;
 
-  if (client_fd < 0)
-    {
-      /* Pipe mode: libassuan's own loop.  */
-      err = assuan_process (ctx);
-      if (gpg_err_code (err) == GPG_ERR_EOF)
-        err = 0;
-      return err;
-    }
-
   while (!done && !terminate_requested)
     {
-      if (!assuan_pending_line (ctx))
+      if (client_fd >= 0 && !assuan_pending_line (ctx))
         {
           struct pollfd pfd[2];
 
@@ -173,7 +192,9 @@ serve_connection (assuan_context_t ctx, ks_session_t *session, int client_fd)
             continue;
         }
       err = assuan_process_next (ctx, &done);
-      if (gpg_err_code (err) == GPG_ERR_EOF)
+      if (gpg_err_code (err) == GPG_ERR_ASS_LINE_TOO_LONG)
+        err = answer_long_line (ctx);
+      if (gpg_err_code (err) == GPG_ERR_EOF || err == (gpg_error_t)-1)
         return 0;
       if (err)
         return err;
