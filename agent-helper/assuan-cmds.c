@@ -198,6 +198,8 @@ refuse_waiting_clients (ks_session_t *s)
       if (fd < 0)
         return;
       ks_helper_refuse (fd);
+      if (s->defaults->verbose)
+        gpgrt_log_info (_("busy: refused another client\n"));
     }
 }
 

@@ -186,7 +186,11 @@ serve_connection (assuan_context_t ctx, ks_session_t *session, int client_fd)
               int fd = accept (session->listen_fd, NULL, NULL);
 
               if (fd >= 0)
-                ks_helper_refuse (fd);
+                {
+                  ks_helper_refuse (fd);
+                  if (session->defaults->verbose)
+                    gpgrt_log_info (_("busy: refused another client\n"));
+                }
             }
           if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
@@ -366,6 +370,8 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
       if (fd < 0)
         continue;
 
+      if (defaults->verbose)
+        gpgrt_log_info (_("client connected\n"));
       memset (&session, 0, sizeof session);
       session.defaults = defaults;
       session.listen_fd = listen_fd;
@@ -386,6 +392,8 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
       ks_helper_session_reset (&session);
       /* Releasing a socket server context closes its descriptor.  */
       assuan_release (ctx);
+      if (defaults->verbose)
+        gpgrt_log_info (_("client disconnected\n"));
     }
   err = 0;
 
