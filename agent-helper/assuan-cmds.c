@@ -501,6 +501,33 @@ do_backup (assuan_context_t ctx, char *line)
 }
 
 
+/* Common start of RESTORE and CHECK: check the options of LINE
+ * against KNOWN, take the optional KEYID (binding the names to it when
+ * given), begin the command and fill OPT and UI for the flow.  */
+static gpg_error_t
+begin_item_command (assuan_context_t ctx, char *line,
+                    const char *const *known,
+                    ks_options_t *opt, ks_ui_t *ui)
+{
+  ks_session_t *s = assuan_get_pointer (ctx);
+  gpg_error_t err;
+  const char *keyid;
+
+  err = check_options (ctx, line, known);
+  if (!err)
+    err = get_keyid_arg (ctx, skip_options (line), 0, &keyid);
+  if (!err)
+    err = begin_command (s);
+  if (err)
+    return err;
+  make_options (s, opt);
+  make_ui (s, ui);
+  opt->gpgkeyid = keyid;
+  opt->bind_keyid = !!keyid;
+  return 0;
+}
+
+
 static const char hlp_restore[] =
   "RESTORE [--stdout] [KEYID]\n"
   "\n"
@@ -514,25 +541,15 @@ static gpg_error_t
 do_restore (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { "stdout", NULL };
-  ks_session_t *s = assuan_get_pointer (ctx);
-  gpg_error_t err;
   ks_options_t opt;
   ks_ui_t ui;
-  const char *keyid;
+  gpg_error_t err;
 
-  err = check_options (ctx, line, known);
-  if (!err)
-    err = get_keyid_arg (ctx, skip_options (line), 0, &keyid);
-  if (!err)
-    err = begin_command (s);
+  err = begin_item_command (ctx, line, known, &opt, &ui);
   if (err)
     return err;
-  make_options (s, &opt);
-  make_ui (s, &ui);
-  opt.gpgkeyid = keyid;
-  opt.bind_keyid = !!keyid;
   err = ks_flow_restore (&opt, &ui, has_option (line, "stdout"));
-  return end_command (s, err);
+  return end_command (assuan_get_pointer (ctx), err);
 }
 
 
@@ -546,25 +563,15 @@ static gpg_error_t
 do_check (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { NULL };
-  ks_session_t *s = assuan_get_pointer (ctx);
-  gpg_error_t err;
   ks_options_t opt;
   ks_ui_t ui;
-  const char *keyid;
+  gpg_error_t err;
 
-  err = check_options (ctx, line, known);
-  if (!err)
-    err = get_keyid_arg (ctx, skip_options (line), 0, &keyid);
-  if (!err)
-    err = begin_command (s);
+  err = begin_item_command (ctx, line, known, &opt, &ui);
   if (err)
     return err;
-  make_options (s, &opt);
-  make_ui (s, &ui);
-  opt.gpgkeyid = keyid;
-  opt.bind_keyid = !!keyid;
   err = ks_flow_check (&opt, &ui);
-  return end_command (s, err);
+  return end_command (assuan_get_pointer (ctx), err);
 }
 
 
