@@ -27,23 +27,8 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui)
   int found = 0, complete = 1, restorable;
   char fails[2048];
 
-  if (opt->profile)
-    {
-      err = ks_flow_profile (opt, ui, &pinned);
-      if (err)
-        goto leave;
-    }
-  err = ks_flow_load_servers (opt, ui, &list);
-  if (err)
-    goto leave;
-  if (opt->gpgkeyid)
-    {
-      err = ks_flow_keyid (ui, opt->gpgkeyid, keyidbuf);
-      if (err)
-        goto leave;
-      keyid = keyidbuf;
-    }
-  err = ks_flow_get_name (opt, ui, _("Name of the backup to check"), &name);
+  err = ks_flow_begin_item (opt, ui, _("Name of the backup to check"), &pinned, &list,
+                            keyidbuf, &keyid, &name);
   if (err)
     goto leave;
   /* The password is optional here: without it only presence is told.  */

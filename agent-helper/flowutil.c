@@ -242,3 +242,34 @@ ks_flow_servers (const ks_options_t *opt, const ks_ui_t *ui)
   ks_serverlist_free (list);
   return 0;
 }
+
+gpg_error_t
+ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
+                    const char *prompt, const ks_profile_t **r_pinned,
+                    ks_serverlist_t **r_list,
+                    char *keyidbuf, const char **r_keyid, char **r_name)
+{
+  gpg_error_t err;
+
+  *r_pinned = NULL;
+  *r_list = NULL;
+  *r_keyid = NULL;
+  *r_name = NULL;
+  if (opt->profile)
+    {
+      err = ks_flow_profile (opt, ui, r_pinned);
+      if (err)
+        return err;
+    }
+  err = ks_flow_load_servers (opt, ui, r_list);
+  if (err)
+    return err;
+  if (opt->gpgkeyid)
+    {
+      err = ks_flow_keyid (ui, opt->gpgkeyid, keyidbuf);
+      if (err)
+        return err;
+      *r_keyid = keyidbuf;
+    }
+  return ks_flow_get_name (opt, ui, prompt, r_name);
+}

@@ -53,6 +53,18 @@ gpg_error_t ks_flow_get_password (const ks_options_t *opt, const ks_ui_t *ui,
  * with a message to UI when KEYID is not a key id or fingerprint.  */
 gpg_error_t ks_flow_keyid (const ks_ui_t *ui, const char *keyid, char *out);
 
+/* The common start of restore and check: the pinned profile (NULL:
+ * try all), the server list, the canonical key id (*R_KEYID points into
+ * KEYIDBUF, or is NULL without OPT->gpgkeyid) and the item name, asked
+ * with PROMPT.  What was obtained is handed out even on error, so the
+ * caller's one leave: label frees it.  */
+gpg_error_t ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
+                                const char *prompt,
+                                const ks_profile_t **r_pinned,
+                                ks_serverlist_t **r_list,
+                                char *keyidbuf, const char **r_keyid,
+                                char **r_name);
+
 /* Short display name of a server URL for messages.  */
 const char *ks_flow_server_label (const ks_server_t *s);
 

@@ -31,23 +31,8 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
   size_t tl = 0;
 
   fails[0] = bad_fails[0] = tried[0] = 0;
-  if (opt->profile)
-    {
-      err = ks_flow_profile (opt, ui, &pinned);
-      if (err)
-        goto leave;
-    }
-  err = ks_flow_load_servers (opt, ui, &list);
-  if (err)
-    goto leave;
-  if (opt->gpgkeyid)
-    {
-      err = ks_flow_keyid (ui, opt->gpgkeyid, keyidbuf);
-      if (err)
-        goto leave;
-      keyid = keyidbuf;
-    }
-  err = ks_flow_get_name (opt, ui, _("Name of the backup to restore"), &name);
+  err = ks_flow_begin_item (opt, ui, _("Name of the backup to restore"), &pinned, &list,
+                            keyidbuf, &keyid, &name);
   if (err)
     goto leave;
   err = ks_flow_get_password (opt, ui, _("Password of the backup"), 0, &pw);
