@@ -79,4 +79,9 @@ void ks_helper_refuse (int fd);
  * context holds the last line read, which may carry a password.  */
 extern struct assuan_malloc_hooks ks_helper_secure_hooks;
 
+/* OPTION and RESET (assuan-options.c).  */
+gpg_error_t ks_helper_option_handler (assuan_context_t ctx, const char *key,
+                                      const char *value);
+gpg_error_t ks_helper_reset_notify (assuan_context_t ctx, char *line);
+
 #endif /* KS_HELPER_H */
