@@ -33,6 +33,9 @@ typedef struct ks_options
   const char *name;             /* item name; NULL = ask through ui */
   unsigned int timeout;         /* seconds per HTTP request, 0 = 60 */
   unsigned int connect_timeout; /* seconds to connect, 0 = 30 */
+  /* Fields added by the first-boot work.  */
+  const char *userid;           /* firstboot: user ID of a new key */
+  int no_protection;            /* firstboot: new key without passphrase */
 } ks_options_t;
 
 /* The face.  Every callback may be NULL where it makes sense.  Texts
@@ -77,6 +80,13 @@ gpg_error_t ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui);
 /* Send shards that waited in the upload queue.  */
 gpg_error_t ks_flow_upload_queued (const ks_options_t *opt,
                                    const ks_ui_t *ui);
+
+/* keysafe firstboot (firstboot.c): unless the marker
+ * keysafe-firstboot.done in the GnuPG home says it is done, make a key
+ * with GPGME when there is no secret key, back it up, and write the
+ * marker once at least K shards are stored.  Name and password are
+ * asked through gpg-agent's pinentry.  */
+gpg_error_t ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui);
 
 /* Tell the server list through ui->info, one line per server:
  * "<category> <url> [placeholder] [label]".  */

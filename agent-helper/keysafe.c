@@ -42,7 +42,9 @@ enum cmd_and_opt_values
     oForce,
     oThreads,
     oTimeout,
-    oConnectTimeout
+    oConnectTimeout,
+    oUserId,
+    oNoProtection
   };
 
 static gpgrt_opt_t opts[] =
@@ -54,6 +56,8 @@ static gpgrt_opt_t opts[] =
                             " servers         show the server list\n"
                             " upload-queued   send shards that waited for"
                             " a server\n")),
+    ARGPARSE_group (302, N_("@ firstboot       once: make a key if there is"
+                            " none, back it up\n")),
     ARGPARSE_group (301, N_("@\nOptions:\n ")),
     ARGPARSE_s_s (oGpgKeyId, "gpgkeyid", N_("|KEYID|the GnuPG key to back up"
                                             " or restore")),
@@ -83,6 +87,10 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_u (oTimeout, "timeout", N_("|SEC|time limit per request")),
     ARGPARSE_s_u (oConnectTimeout, "connect-timeout",
                   N_("|SEC|time limit to connect")),
+    ARGPARSE_s_s (oUserId, "userid", N_("|USERID|firstboot: the user ID of"
+                                        " a new key")),
+    ARGPARSE_s_n (oNoProtection, "no-protection",
+                  N_("firstboot: a new key without passphrase")),
     ARGPARSE_s_n (oVerbose, "verbose", N_("verbose")),
     ARGPARSE_s_n (oQuiet, "quiet", N_("be quiet")),
     ARGPARSE_end ()
@@ -404,6 +412,8 @@ main (int argc, char **argv)
         case oThreads: opt.threads = pargs.r.ret_ulong; break;
         case oTimeout: opt.timeout = pargs.r.ret_ulong; break;
         case oConnectTimeout: opt.connect_timeout = pargs.r.ret_ulong; break;
+        case oUserId: opt.userid = pargs.r.ret_str; break;
+        case oNoProtection: opt.no_protection = 1; break;
         case oVerbose: opt.verbose++; break;
         case oQuiet: face.quiet = 1; break;
         default:
@@ -485,6 +495,8 @@ main (int argc, char **argv)
     }
   else if (!strcmp (cmd, "upload-queued"))
     err = ks_flow_upload_queued (&opt, &ui);
+  else if (!strcmp (cmd, "firstboot"))
+    err = ks_flow_firstboot (&opt, &ui);
   else
     {
       gpgrt_log_error (_("unknown command '%s'\n"), cmd);

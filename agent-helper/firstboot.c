@@ -1,0 +1,947 @@
+/* firstboot.c - keysafe firstboot: a key for a new user, backed up once
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Meant for a distribution's first-login hook (doc/firstboot/).  The
+ * steps:
+ *
+ *   1. The marker GNUPGHOME/keysafe-firstboot.done exists: nothing to do.
+ *   2. An earlier run left GNUPGHOME/keysafe-firstboot.pending: its
+ *      backup stored fewer than K shards and the others wait in the
+ *      upload queue.  A new backup under the same name would find its
+ *      own first shards ("name taken"), so the queued shards are sent
+ *      instead, and the run is done when K servers hold theirs.
+ *   3. Otherwise the key: --gpgkeyid, else the first secret key, else a
+ *      new one made with GPGME (GnuPG's default algorithm).
+ *   4. ks_flow_backup, with the item name and the password asked through
+ *      gpg-agent's pinentry (--name and --password-fd override).
+ *   5. The marker, written only when K shards are stored.  Shards short
+ *      of N wait in the upload queue; the backup is restorable already.
+ *
+ * Both files hold no secret (a date, a fingerprint, a profile name,
+ * counts and shard names, which are also the queue's file names); they
+ * are still created mode 0600, and appear whole or not at all (temp
+ * file, fsync, rename, fsync of the directory).
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <gpgme.h>
+#include "flowutil.h"
+#include "agent.h"
+#include "gpg.h"
+#include "queue.h"
+
+#define FB_MARKER "keysafe-firstboot.done"
+#define FB_PENDING "keysafe-firstboot.pending"
+#define FB_PENDING_MAGIC "keysafe-firstboot-pending-1"
+/* A pending file lists at most this many shard names (chunks x shares
+ * of one backup are far fewer).  */
+#define FB_MAX_PENDING 4096
+#define FB_MAX_FILE (FB_MAX_PENDING * (KS_NAME_HEX_LEN + 8) + 1024)
+#define FB_FPR_SIZE 65
+
+
+/* The face the flows see during firstboot: the caller's face, except
+ * that the item name is asked through gpg-agent's pinentry too.  */
+struct fb_face
+{
+  const ks_options_t *opt;
+  const ks_ui_t *face;
+};
+
+static void
+fb_progress (void *arg, const char *what, uint64_t done, uint64_t total)
+{
+  struct fb_face *fb = arg;
+
+  if (fb->face->progress)
+    fb->face->progress (fb->face->arg, what, done, total);
+}
+
+static void
+fb_info (void *arg, const char *text)
+{
+  struct fb_face *fb = arg;
+
+  if (fb->face->info)
+    fb->face->info (fb->face->arg, text);
+}
+
+static void
+fb_error (void *arg, const char *text)
+{
+  struct fb_face *fb = arg;
+
+  if (fb->face->error)
+    fb->face->error (fb->face->arg, text);
+  else if (fb->face->info)
+    fb->face->info (fb->face->arg, text);
+}
+
+static gpg_error_t
+fb_get_password (void *arg, const char *prompt, int confirm, char **r_pw)
+{
+  struct fb_face *fb = arg;
+
+  *r_pw = NULL;
+  if (!fb->face->get_password)
+    return gpg_error (GPG_ERR_NO_PASSPHRASE);
+  return fb->face->get_password (fb->face->arg, prompt, confirm, r_pw);
+}
+
+/* The name through the agent (GET_PASSPHRASE with a prompt of its own,
+ * asked twice so that a typo does not lose the backup); the caller's
+ * own way only when there is no agent or no pinentry.  The name lands
+ * in secure memory, which gcry_free wipes: it is half of what opens the
+ * backup.  */
+static gpg_error_t
+fb_get_name (void *arg, const char *prompt, char **r_name)
+{
+  struct fb_face *fb = arg;
+  gpg_error_t err;
+  char *desc;
+
+  *r_name = NULL;
+  if (fb->opt->batch)
+    return gpg_error (GPG_ERR_MISSING_VALUE);
+  desc = gpgrt_bsprintf ("%s\n\n%s", prompt,
+                         _("keysafe first boot: your new key is backed up"
+                           " under this name.  The name is not secret,"
+                           " but you need it to restore."));
+  if (!desc)
+    return gpg_error_from_syserror ();
+  err = ks_agent_get_passphrase (fb->opt->homedir, desc, _("Name:"), 1,
+                                 r_name);
+  gpgrt_free (desc);
+  if ((gpg_err_code (err) == GPG_ERR_NO_AGENT
+       || gpg_err_code (err) == GPG_ERR_NO_PIN_ENTRY)
+      && fb->face->get_name)
+    err = fb->face->get_name (fb->face->arg, prompt, r_name);
+  return err;
+}
+
+
+/* GNUPGHOME/FILE, gcry_malloc'd.  */
+static gpg_error_t
+home_file (const char *home, const char *file, char **r_path)
+{
+  size_t n = strlen (home) + strlen (file) + 2;
+
+  *r_path = gcry_malloc (n);
+  if (!*r_path)
+    return gpg_error_from_syserror ();
+  snprintf (*r_path, n, "%s/%s", home, file);
+  return 0;
+}
+
+static int
+file_exists (const char *path)
+{
+  struct stat st;
+
+  return !lstat (path, &st);
+}
+
+static gpg_error_t
+write_all (int fd, const char *p, size_t len)
+{
+  while (len)
+    {
+      ssize_t n = write (fd, p, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return gpg_error_from_syserror ();
+      p += n;
+      len -= n;
+    }
+  return 0;
+}
+
+/* Write TEXT to HOME/FILE: whole or not at all.  */
+static gpg_error_t
+write_atomic (const char *home, const char *file, const char *text)
+{
+  gpg_error_t err;
+  char *path = NULL, *tmp = NULL;
+  size_t n;
+  int fd = -1;
+
+  err = home_file (home, file, &path);
+  if (err)
+    goto leave;
+  n = strlen (path) + 5;
+  tmp = gcry_malloc (n);
+  if (!tmp)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  snprintf (tmp, n, "%s.tmp", path);
+  unlink (tmp);
+  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  err = write_all (fd, text, strlen (text));
+  if (!err && fsync (fd))
+    err = gpg_error_from_syserror ();
+  if (close (fd) && !err)
+    err = gpg_error_from_syserror ();
+  fd = -1;
+  if (!err && rename (tmp, path))
+    err = gpg_error_from_syserror ();
+  if (err)
+    unlink (tmp);
+  else
+    {
+      /* The rename itself must survive a crash.  */
+      int dfd = open (home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+      if (dfd >= 0)
+        {
+          fsync (dfd);
+          close (dfd);
+        }
+    }
+
+ leave:
+  if (fd >= 0)
+    close (fd);
+  gcry_free (path);
+  gcry_free (tmp);
+  return err;
+}
+
+/* The whole of a small file into *R_TEXT (gcry_malloc'd, NUL-ended).  */
+static gpg_error_t
+read_small (const char *path, char **r_text)
+{
+  gpg_error_t err = 0;
+  char *buf;
+  size_t len = 0;
+  ssize_t n;
+  int fd;
+
+  *r_text = NULL;
+  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return gpg_error_from_syserror ();
+  buf = gcry_malloc (FB_MAX_FILE + 1);
+  if (!buf)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  while (len < FB_MAX_FILE
+         && (n = read (fd, buf + len, FB_MAX_FILE - len)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      len += n;
+    }
+  buf[len] = 0;
+  *r_text = buf;
+  buf = NULL;
+
+ leave:
+  gcry_free (buf);
+  close (fd);
+  return err;
+}
+
+
+/* The user ID of a new key: "GECOS name <login@host>" from the passwd
+ * entry, or "<login@host>" when the GECOS name is empty or unusable.  */
+static gpg_error_t
+default_userid (char **r_uid)
+{
+  struct passwd *pw;
+  char host[256], gecos[256];
+  const char *s;
+  size_t i;
+
+  *r_uid = NULL;
+  errno = 0;
+  pw = getpwuid (getuid ());
+  if (!pw || !pw->pw_name || !*pw->pw_name)
+    return errno ? gpg_error_from_syserror () : gpg_error (GPG_ERR_NOT_FOUND);
+  if (gethostname (host, sizeof host))
+    return gpg_error_from_syserror ();
+  host[sizeof host - 1] = 0;
+  if (!*host)
+    snprintf (host, sizeof host, "localhost");
+
+  /* The GECOS field is "Full Name,Room,Phone,...": the name only, and
+   * nothing that would break the "Name <mail>" form.  */
+  s = pw->pw_gecos ? pw->pw_gecos : "";
+  for (i = 0; s[i] && s[i] != ',' && i + 1 < sizeof gecos; i++)
+    {
+      unsigned char c = s[i];
+
+      if (c < 0x20 || c == 0x7f || c == '<' || c == '>')
+        {
+          i = 0;
+          break;
+        }
+      gecos[i] = c;
+    }
+  gecos[i] = 0;
+  while (i && gecos[i - 1] == ' ')
+    gecos[--i] = 0;
+
+  if (*gecos)
+    *r_uid = gpgrt_bsprintf ("%s <%s@%s>", gecos, pw->pw_name, host);
+  else
+    *r_uid = gpgrt_bsprintf ("<%s@%s>", pw->pw_name, host);
+  return *r_uid ? 0 : gpg_error_from_syserror ();
+}
+
+/* A GPGME context for HOMEDIR (NULL = the default).  */
+static gpg_error_t
+new_ctx (const char *homedir, gpgme_ctx_t *r_ctx)
+{
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+
+  *r_ctx = NULL;
+  err = ks_gpg_init ();
+  if (!err)
+    err = gpgme_new (&ctx);
+  if (err)
+    return err;
+  gpgme_set_protocol (ctx, GPGME_PROTOCOL_OpenPGP);
+  if (homedir)
+    err = gpgme_ctx_set_engine_info (ctx, GPGME_PROTOCOL_OpenPGP,
+                                     NULL, homedir);
+  if (err)
+    gpgme_release (ctx);
+  else
+    *r_ctx = ctx;
+  return err;
+}
+
+/* The fingerprint of the one secret key KEYID names, into FPR.  */
+static gpg_error_t
+resolve_key (const char *homedir, const char *keyid, char *fpr,
+             size_t fprsize)
+{
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+  gpgme_key_t key = NULL;
+
+  *fpr = 0;
+  err = new_ctx (homedir, &ctx);
+  if (err)
+    goto leave;
+  err = gpgme_get_key (ctx, keyid, &key, 1);
+  if (gpg_err_code (err) == GPG_ERR_EOF || (!err && (!key || !key->fpr)))
+    err = gpg_error (GPG_ERR_NO_SECKEY);
+  if (!err && strlen (key->fpr) >= fprsize)
+    err = gpg_error (GPG_ERR_INV_DATA);
+  if (!err)
+    snprintf (fpr, fprsize, "%s", key->fpr);
+
+ leave:
+  gpgme_key_unref (key);
+  gpgme_release (ctx);
+  return err;
+}
+
+/* Make a key for USERID with GnuPG's default algorithm; its
+ * fingerprint goes to FPR.  gpg-agent protects it in the normal way
+ * (it asks for a passphrase through pinentry) unless NO_PROTECTION.  */
+static gpg_error_t
+create_key (const char *homedir, const char *userid, int no_protection,
+            char *fpr, size_t fprsize)
+{
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+  gpgme_genkey_result_t res;
+
+  *fpr = 0;
+  err = new_ctx (homedir, &ctx);
+  if (err)
+    goto leave;
+  /* ALGO NULL is "default": primary key and encryption subkey as the
+   * installed GnuPG makes them; EXPIRES 0 is GnuPG's default too.  */
+  err = gpgme_op_createkey (ctx, userid, NULL, 0, 0, NULL,
+                            no_protection ? GPGME_CREATE_NOPASSWD : 0);
+  if (err)
+    goto leave;
+  res = gpgme_op_genkey_result (ctx);
+  if (!res || !res->fpr || strlen (res->fpr) >= fprsize)
+    {
+      err = gpg_error (GPG_ERR_GENERAL);
+      goto leave;
+    }
+  /* Copied: the next operation on CTX frees the result.  */
+  snprintf (fpr, fprsize, "%s", res->fpr);
+
+ leave:
+  gpgme_release (ctx);
+  return err;
+}
+
+
+/* The secret keys: how many, the first one, and whether WANT is one.  */
+struct fb_keys
+{
+  unsigned int count;
+  char first[FB_FPR_SIZE];
+  char first_uid[256];
+  const char *want;
+  int found;
+};
+
+static void
+fb_collect_key (void *arg, const char *fpr, const char *uid)
+{
+  struct fb_keys *k = arg;
+
+  if (!k->count)
+    {
+      snprintf (k->first, sizeof k->first, "%s", fpr);
+      snprintf (k->first_uid, sizeof k->first_uid, "%s", uid);
+    }
+  if (k->want && !strcasecmp (k->want, fpr))
+    k->found = 1;
+  k->count++;
+}
+
+
+/* The shard names in the upload queue, sorted.  */
+struct fb_names
+{
+  char (*name)[KS_NAME_HEX_LEN + 1];
+  size_t count;
+};
+
+static int
+cmp_name (const void *a, const void *b)
+{
+  return strcmp (a, b);
+}
+
+static int
+names_have (const struct fb_names *s, const char *name)
+{
+  return s->count && bsearch (name, s->name, s->count, sizeof *s->name,
+                              cmp_name) != NULL;
+}
+
+static void
+names_release (struct fb_names *s)
+{
+  gcry_free (s->name);
+  s->name = NULL;
+  s->count = 0;
+}
+
+static gpg_error_t
+queue_names (const char *homedir, struct fb_names *s)
+{
+  gpg_error_t err;
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0, i;
+
+  s->name = NULL;
+  s->count = 0;
+  err = ks_queue_list (homedir, &q, &nq);
+  if (err)
+    return err;
+  if (nq)
+    {
+      s->name = gcry_calloc (nq, sizeof *s->name);
+      if (!s->name)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      for (i = 0; i < nq; i++)
+        memcpy (s->name[i], q[i].name, sizeof s->name[i]);
+      s->count = nq;
+      qsort (s->name, nq, sizeof *s->name, cmp_name);
+    }
+
+ leave:
+  ks_queue_list_free (q, nq);
+  return err;
+}
+
+
+/* How many of the N servers of a backup hold all their shards, when the
+ * shards in PENDING that are still queued are the missing ones: a server
+ * is short when any of its shards is still queued.  *R_LEFT gets the
+ * number of those shards.  */
+static gpg_error_t
+servers_holding (const char *homedir, const struct fb_names *pending,
+                 unsigned int n, unsigned int *r_nok, size_t *r_left)
+{
+  gpg_error_t err;
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0, i, j, left = 0;
+  unsigned int shorts = 0;
+
+  *r_nok = 0;
+  *r_left = 0;
+  err = ks_queue_list (homedir, &q, &nq);
+  if (err)
+    return err;
+  for (i = 0; i < nq; i++)
+    {
+      if (!names_have (pending, q[i].name))
+        continue;
+      left++;
+      for (j = 0; j < i; j++)
+        if (names_have (pending, q[j].name) && !strcmp (q[j].url, q[i].url))
+          break;
+      if (j == i)
+        shorts++;
+    }
+  *r_nok = shorts < n ? n - shorts : 0;
+  *r_left = left;
+  ks_queue_list_free (q, nq);
+  return 0;
+}
+
+
+/* The marker: done, with the date, the key and the profile.  */
+static gpg_error_t
+write_marker (const ks_ui_t *ui, const char *home, const char *fpr,
+              const char *profile, size_t queued)
+{
+  gpg_error_t err;
+  char date[64], *text;
+  time_t now = time (NULL);
+  struct tm tm;
+
+  if (!gmtime_r (&now, &tm)
+      || !strftime (date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+    snprintf (date, sizeof date, "%lld", (long long)now);
+  text = gpgrt_bsprintf ("# keysafe firstboot is done; delete this file to"
+                         " run it again.\n"
+                         "date %s\nfingerprint %s\nprofile %s\n"
+                         "queued %zu\n", date, fpr, profile, queued);
+  if (!text)
+    return gpg_error_from_syserror ();
+  err = write_atomic (home, FB_MARKER, text);
+  gpgrt_free (text);
+  if (err)
+    ks_ui_errorf (ui, _("can't write the first-boot marker %s/%s: %s"),
+                  home, FB_MARKER, gpg_strerror (err));
+  else
+    ks_ui_infof (ui, _("first boot is done: key %s is backed up (profile"
+                       " '%s'); marker %s/%s"), fpr, profile, home,
+                 FB_MARKER);
+  return err;
+}
+
+/* The pending file: the backup of FPR (N shares, K needed) stored too
+ * few shards; the names in NEWQ wait in the upload queue.  */
+static gpg_error_t
+write_pending (const char *home, const char *fpr, const char *profile,
+               unsigned int n, unsigned int k, const struct fb_names *newq)
+{
+  gpg_error_t err;
+  char *text, *p;
+  size_t i, size;
+
+  if (newq->count > FB_MAX_PENDING)
+    return gpg_error (GPG_ERR_TOO_LARGE);
+  size = 512 + strlen (fpr) + strlen (profile)
+    + newq->count * (KS_NAME_HEX_LEN + 8);
+  text = gcry_malloc (size);
+  if (!text)
+    return gpg_error_from_syserror ();
+  p = text;
+  p += snprintf (p, size, "%s\nfingerprint %s\nprofile %s\nshares %u\n"
+                 "threshold %u\n", FB_PENDING_MAGIC, fpr, profile, n, k);
+  for (i = 0; i < newq->count; i++)
+    p += snprintf (p, size - (p - text), "shard %s\n", newq->name[i]);
+  err = write_atomic (home, FB_PENDING, text);
+  gcry_free (text);
+  return err;
+}
+
+/* What a pending file says.  */
+struct fb_pending
+{
+  char fpr[FB_FPR_SIZE];
+  char profile[64];
+  unsigned int n, k;
+  struct fb_names names;
+};
+
+static gpg_error_t
+read_pending (const char *path, struct fb_pending *pd)
+{
+  gpg_error_t err;
+  char *text = NULL, *line, *next;
+  size_t cap = 0;
+
+  memset (pd, 0, sizeof *pd);
+  err = read_small (path, &text);
+  if (err)
+    return err;
+  line = text;
+  next = strchr (line, '\n');
+  if (!next || (size_t)(next - line) != strlen (FB_PENDING_MAGIC)
+      || strncmp (line, FB_PENDING_MAGIC, next - line))
+    {
+      err = gpg_error (GPG_ERR_INV_DATA);
+      goto leave;
+    }
+  for (line = next + 1; *line; line = next)
+    {
+      next = strchr (line, '\n');
+      if (!next)
+        {
+          err = gpg_error (GPG_ERR_INV_DATA);
+          goto leave;
+        }
+      *next++ = 0;
+      if (!strncmp (line, "fingerprint ", 12))
+        snprintf (pd->fpr, sizeof pd->fpr, "%s", line + 12);
+      else if (!strncmp (line, "profile ", 8))
+        snprintf (pd->profile, sizeof pd->profile, "%s", line + 8);
+      else if (!strncmp (line, "shares ", 7))
+        pd->n = (unsigned int)strtoul (line + 7, NULL, 10);
+      else if (!strncmp (line, "threshold ", 10))
+        pd->k = (unsigned int)strtoul (line + 10, NULL, 10);
+      else if (!strncmp (line, "shard ", 6)
+               && strlen (line + 6) == KS_NAME_HEX_LEN)
+        {
+          if (pd->names.count == FB_MAX_PENDING)
+            {
+              err = gpg_error (GPG_ERR_TOO_LARGE);
+              goto leave;
+            }
+          if (pd->names.count == cap)
+            {
+              void *nn;
+
+              cap = cap ? 2 * cap : 16;
+              nn = gcry_realloc (pd->names.name, cap * sizeof *pd->names.name);
+              if (!nn)
+                {
+                  err = gpg_error_from_syserror ();
+                  goto leave;
+                }
+              pd->names.name = nn;
+            }
+          memcpy (pd->names.name[pd->names.count++], line + 6,
+                  KS_NAME_HEX_LEN + 1);
+        }
+    }
+  if (!*pd->fpr || !*pd->profile || pd->k < 2 || pd->k > pd->n
+      || pd->n > KS_SHAMIR_MAX_SHARES)
+    {
+      err = gpg_error (GPG_ERR_INV_DATA);
+      goto leave;
+    }
+  if (pd->names.count)
+    qsort (pd->names.name, pd->names.count, sizeof *pd->names.name,
+           cmp_name);
+
+ leave:
+  if (err)
+    names_release (&pd->names);
+  gcry_free (text);
+  return err;
+}
+
+/* Remove the queued shards of an abandoned backup and its pending file.  */
+static void
+drop_pending (const char *homedir, const char *path,
+              const struct fb_names *pending)
+{
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0, i;
+
+  if (!ks_queue_list (homedir, &q, &nq))
+    for (i = 0; i < nq; i++)
+      if (names_have (pending, q[i].name))
+        ks_queue_remove (&q[i]);
+  ks_queue_list_free (q, nq);
+  unlink (path);
+}
+
+/* Finish the backup an earlier run left pending.  *R_FRESH is set when
+ * its key is gone and a new start is needed.  */
+static gpg_error_t
+resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
+        const char *path, int *r_fresh)
+{
+  gpg_error_t err;
+  struct fb_pending pd;
+  struct fb_keys keys;
+  unsigned int nok;
+  size_t left;
+
+  *r_fresh = 0;
+  err = read_pending (path, &pd);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't read %s: %s; delete it to start over"),
+                    path, gpg_strerror (err));
+      return err;
+    }
+  memset (&keys, 0, sizeof keys);
+  keys.want = pd.fpr;
+  err = ks_gpg_list_secret (opt->homedir, fb_collect_key, &keys);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't list the secret keys: %s"),
+                    gpg_strerror (err));
+      goto leave;
+    }
+  if (!keys.found)
+    {
+      ks_ui_infof (ui, _("the key %s of the unfinished backup is gone;"
+                         " starting over"), pd.fpr);
+      drop_pending (opt->homedir, path, &pd.names);
+      *r_fresh = 1;
+      goto leave;
+    }
+
+  ks_ui_infof (ui, _("an earlier run backed up key %s but stored too few"
+                     " shards; sending the shards that wait in the upload"
+                     " queue"), pd.fpr);
+  err = ks_flow_upload_queued (opt, ui);
+  if (err && gpg_err_code (err) != GPG_ERR_TRY_LATER)
+    goto leave;
+  err = servers_holding (opt->homedir, &pd.names, pd.n, &nok, &left);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
+                    gpg_strerror (err));
+      goto leave;
+    }
+  if (nok < pd.k)
+    {
+      ks_ui_errorf (ui, _("first boot is not done: the backup of %s is"
+                          " still not restorable (%u of %u servers hold"
+                          " their shards, %u needed); the next run tries"
+                          " again"), pd.fpr, nok, pd.n, pd.k);
+      err = gpg_error (GPG_ERR_TRY_LATER);
+      goto leave;
+    }
+  if (left)
+    ks_ui_infof (ui, _("the backup is restorable: %u of %u servers hold"
+                       " their shards; %zu shards wait in the upload queue"
+                       " for 'keysafe upload-queued'"), nok, pd.n, left);
+  err = write_marker (ui, home, pd.fpr, pd.profile, left);
+  if (!err)
+    unlink (path);
+
+ leave:
+  names_release (&pd.names);
+  return err;
+}
+
+
+gpg_error_t
+ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
+{
+  gpg_error_t err;
+  char *home = NULL, *marker = NULL, *pending = NULL, *userid = NULL;
+  const ks_profile_t *profile;
+  struct fb_face fb;
+  ks_ui_t myui;
+  ks_options_t o;
+  struct fb_keys keys;
+  struct fb_names before = { NULL, 0 }, after = { NULL, 0 };
+  struct fb_names newq = { NULL, 0 };
+  char fpr[FB_FPR_SIZE];
+  int created = 0, fresh;
+  unsigned int n, k;
+  size_t i;
+
+  fb.opt = opt;
+  fb.face = ui;
+  memset (&myui, 0, sizeof myui);
+  myui.arg = &fb;
+  myui.progress = fb_progress;
+  myui.info = fb_info;
+  myui.error = fb_error;
+  myui.get_name = fb_get_name;
+  myui.get_password = fb_get_password;
+
+  err = ks_gpg_homedir (opt->homedir, &home);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't find the GnuPG home: %s"),
+                    gpg_strerror (err));
+      goto leave;
+    }
+  err = home_file (home, FB_MARKER, &marker);
+  if (!err)
+    err = home_file (home, FB_PENDING, &pending);
+  if (err)
+    goto leave;
+  if (file_exists (marker))
+    {
+      ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
+                   marker);
+      goto leave;
+    }
+  /* gpg makes the home itself, but the marker needs it too.  */
+  if (mkdir (home, 0700) && errno != EEXIST)
+    {
+      err = gpg_error_from_syserror ();
+      ks_ui_errorf (ui, _("can't create the GnuPG home %s: %s"), home,
+                    gpg_strerror (err));
+      goto leave;
+    }
+  err = ks_flow_profile (opt, ui, &profile);
+  if (err)
+    goto leave;
+
+  if (file_exists (pending))
+    {
+      err = resume (opt, &myui, home, pending, &fresh);
+      if (err || !fresh)
+        goto leave;
+    }
+
+  /* The key.  */
+  memset (&keys, 0, sizeof keys);
+  if (!opt->gpgkeyid)
+    err = ks_gpg_list_secret (opt->homedir, fb_collect_key, &keys);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't list the secret keys: %s"),
+                    gpg_strerror (err));
+      goto leave;
+    }
+  if (opt->gpgkeyid)
+    {
+      err = resolve_key (opt->homedir, opt->gpgkeyid, fpr, sizeof fpr);
+      if (err)
+        {
+          ks_ui_errorf (ui, _("no secret key '%s': %s"), opt->gpgkeyid,
+                        gpg_strerror (err));
+          goto leave;
+        }
+      ks_ui_infof (ui, _("backing up the secret key %s (--gpgkeyid)"), fpr);
+    }
+  else if (keys.count)
+    {
+      snprintf (fpr, sizeof fpr, "%s", keys.first);
+      if (keys.count > 1)
+        ks_ui_infof (ui, _("there are %u secret keys; backing up the first,"
+                           " %s %s (choose another with --gpgkeyid)"),
+                     keys.count, keys.first, keys.first_uid);
+      else
+        ks_ui_infof (ui, _("backing up the secret key %s %s"),
+                     keys.first, keys.first_uid);
+    }
+  else
+    {
+      if (opt->userid && *opt->userid)
+        userid = gpgrt_strdup (opt->userid);
+      else
+        {
+          err = default_userid (&userid);
+          if (err)
+            {
+              ks_ui_errorf (ui, _("can't make a user ID from the passwd"
+                                  " entry (%s); give --userid"),
+                            gpg_strerror (err));
+              goto leave;
+            }
+        }
+      if (!userid)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      ks_ui_infof (ui, _("no secret key yet: creating one for '%s' with"
+                         " GnuPG's default algorithm%s..."), userid,
+                   opt->no_protection ? _(", without a passphrase") : "");
+      err = create_key (opt->homedir, userid, opt->no_protection,
+                        fpr, sizeof fpr);
+      if (err)
+        {
+          ks_ui_errorf (ui, _("can't create a key for '%s': %s"), userid,
+                        gpg_strerror (err));
+          goto leave;
+        }
+      created = 1;
+      ks_ui_infof (ui, _("created key %s"), fpr);
+    }
+
+  /* The backup; what it queued is told by the queue before and after.  */
+  n = opt->shares ? opt->shares : profile->shares;
+  k = opt->threshold ? opt->threshold : profile->threshold;
+  err = queue_names (opt->homedir, &before);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
+                    gpg_strerror (err));
+      goto leave;
+    }
+  o = *opt;
+  o.gpgkeyid = fpr;
+  err = ks_flow_backup (&o, &myui, NULL, 0);
+  if (!queue_names (opt->homedir, &after) && after.count)
+    {
+      newq.name = gcry_calloc (after.count, sizeof *newq.name);
+      if (newq.name)
+        for (i = 0; i < after.count; i++)
+          if (!names_have (&before, after.name[i]))
+            memcpy (newq.name[newq.count++], after.name[i],
+                    sizeof newq.name[0]);
+    }
+
+  if (!err)
+    {
+      if (newq.count)
+        ks_ui_infof (ui, _("the backup counts as done: it is restorable"
+                           " now; the %zu queued shards follow with"
+                           " 'keysafe upload-queued'"), newq.count);
+      err = write_marker (ui, home, fpr, profile->name, newq.count);
+    }
+  else if (gpg_err_code (err) == GPG_ERR_TRY_LATER && newq.count)
+    {
+      gpg_error_t err2 = write_pending (home, fpr, profile->name, n, k,
+                                        &newq);
+      if (err2)
+        ks_ui_errorf (ui, _("can't write %s: %s"), pending,
+                      gpg_strerror (err2));
+      ks_ui_errorf (ui, _("first boot is not done: fewer than %u servers"
+                          " hold their shards of the backup of %s; the"
+                          " next run sends the queued ones"), k, fpr);
+    }
+  else
+    ks_ui_errorf (ui, _("first boot is not done: the backup of %s failed"
+                        " (%s); the next run tries again"), fpr,
+                  gpg_strerror (err));
+  if (err && created)
+    ks_ui_infof (ui, _("the new key %s stays in the keyring"), fpr);
+
+ leave:
+  names_release (&before);
+  names_release (&after);
+  names_release (&newq);
+  gpgrt_free (userid);
+  gcry_free (home);
+  gcry_free (marker);
+  gcry_free (pending);
+  return err;
+}
