@@ -59,8 +59,6 @@ typedef struct request
 {
   char name[KS_NAME_HEX_LEN + 1];
   ks_buf_t *body;
-  unsigned int status;     /* a refusal to send when the body is done */
-  uint64_t discarded;      /* body bytes dropped after a refusal */
   int holds_upload;        /* counted in http->uploads */
 } request_t;
 
@@ -121,15 +119,83 @@ static const struct
     { MHD_HTTP_INSUFFICIENT_STORAGE,  "store full\n" },
   };
 
-static enum MHD_Result
-reply_status (struct MHD_Connection *conn, unsigned int status)
+static const char *
+status_text (unsigned int status)
 {
   size_t i;
 
   for (i = 0; i < KS_DIM (status_table); i++)
     if (status_table[i].status == status)
-      return reply_text (conn, status, status_table[i].text, NULL, NULL);
-  return reply_text (conn, status, "error\n", NULL, NULL);
+      return status_table[i].text;
+  return "error\n";
+}
+
+static enum MHD_Result
+reply_status (struct MHD_Connection *conn, unsigned int status)
+{
+  return reply_text (conn, status, status_text (status), NULL, NULL);
+}
+
+/* 405 with the methods the path has: GET for /v1/info, GET and PUT
+ * for shards.  */
+static enum MHD_Result
+reply_not_allowed (struct MHD_Connection *conn, int is_info)
+{
+  return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+                     status_text (MHD_HTTP_METHOD_NOT_ALLOWED),
+                     MHD_HTTP_HEADER_ALLOW, is_info ? "GET" : "GET, PUT");
+}
+
+/* Refuse a body while it is still streaming in, and end the connection.
+ *
+ * libmicrohttpd 0.9.75 refuses MHD_queue_response while the access
+ * handler is given body data (its header says so, and it returns
+ * MHD_NO whether or not the connection is suspended), and a handler
+ * that stops taking the data gets a 500 from MHD.  So the answer is written here, in the same form as
+ * MHD's own, onto the connection's socket; the caller then returns
+ * MHD_NO and MHD closes the connection without reading the rest.  This
+ * is safe because a body callback only runs once the request head and
+ * any "100 Continue" have been sent in full: nothing of MHD's is
+ * waiting in front of it.  The socket is non-blocking and its send
+ * buffer empty, so the short answer goes out at once or not at all.  */
+static void
+reply_cut (struct MHD_Connection *conn, unsigned int status)
+{
+  const union MHD_ConnectionInfo *ci;
+  const char *text = status_text (status);
+  char msg[384], date[64];
+  struct tm tm;
+  time_t now = time (NULL);
+  const char *p;
+  ssize_t n;
+  int len;
+
+  ci = MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (!ci || ci->connect_fd < 0)
+    return;
+  if (!gmtime_r (&now, &tm)
+      || !strftime (date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+    *date = 0;
+  len = snprintf (msg, sizeof msg,
+                  "HTTP/1.1 %u %s\r\n"
+                  "%s%s%s"
+                  "Connection: close\r\n"
+                  "Content-Type: text/plain; charset=utf-8\r\n"
+                  "Cache-Control: no-store\r\n"
+                  "Content-Length: %zu\r\n\r\n%s",
+                  status, MHD_get_reason_phrase_for (status),
+                  *date ? "Date: " : "", date, *date ? "\r\n" : "",
+                  strlen (text), text);
+  if (len < 0 || (size_t)len >= sizeof msg)
+    return;
+  for (p = msg; len > 0; p += n, len -= n)
+    {
+      n = send (ci->connect_fd, p, len, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        n = 0;
+      else if (n <= 0)
+        return;   /* the client is gone or not reading: just close */
+    }
 }
 
 /* Map a store error to its status.  */
@@ -366,6 +432,7 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
   enum MHD_Result ret;
   request_t *req;
   uint64_t declared, avail;
+  unsigned int status = 0;
   int has_len, full;
   hdr_count_t hc = { 0, 0, 0 };
 
@@ -384,47 +451,39 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
   if (gate_pow (http, conn, "PUT", name, &ret))
     return ret;
 
+  req = calloc (1, sizeof *req);
+  if (!req)
+    return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+  memcpy (req->name, name, KS_NAME_HEX_LEN + 1);
   pthread_mutex_lock (&http->lock);
   full = http->uploads >= http->opts.max_uploads;
   if (!full)
-    http->uploads++;
+    {
+      http->uploads++;
+      req->holds_upload = 1;
+    }
   pthread_mutex_unlock (&http->lock);
+
   if (full)
-    return reply_status (conn, MHD_HTTP_TOO_MANY_REQUESTS);
-
-  req = calloc (1, sizeof *req);
-  if (!req)
-    goto fail;
-  req->holds_upload = 1;
-  memcpy (req->name, name, KS_NAME_HEX_LEN + 1);
-
-  if (ks_store_has (http->store, name))
-    req->status = MHD_HTTP_CONFLICT;
+    status = MHD_HTTP_TOO_MANY_REQUESTS;
+  else if (ks_store_has (http->store, name))
+    status = MHD_HTTP_CONFLICT;
   else if (!ks_store_free_bytes (http->store, &avail)
            && (avail < http->opts.reserve_bytes
                || avail - http->opts.reserve_bytes < declared))
-    req->status = MHD_HTTP_INSUFFICIENT_STORAGE;
-  if (req->status)
+    status = MHD_HTTP_INSUFFICIENT_STORAGE;
+  else if (ks_buf_new (http->opts.max_shard_bytes, 0, &req->body))
+    status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+  if (status)
     {
       /* Answer now; MHD then closes the connection instead of reading a
        * body nobody wants.  */
       release_upload (http, req);
-      ret = reply_status (conn, req->status);
       free (req);
-      return ret;
-    }
-
-  if (ks_buf_new (http->opts.max_shard_bytes, 0, &req->body))
-    {
-      release_upload (http, req);
-      free (req);
-      goto fail;
+      return reply_status (conn, status);
     }
   *con_cls = req;
   return MHD_YES;
-
- fail:
-  return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
 }
 
 /* Further calls of a PUT: body data, then the end.  */
@@ -436,33 +495,25 @@ put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
 
   if (*size)
     {
-      if (!req->status && (err = ks_buf_append (req->body, data, *size)))
+      err = ks_buf_append (req->body, data, *size);
+      if (err)
         {
           /* Over the limit while streaming (a chunked body), or out of
-           * memory: drop what we have.  The answer goes out when the
-           * body ends, so the connection's framing stays intact; the
-           * rest is read and thrown away, but only up to the limit and
-           * the header allowance again: past that the connection is
-           * cut without an answer.  */
-          req->status = gpg_err_code (err) == GPG_ERR_TOO_LARGE
-                        ? MHD_HTTP_CONTENT_TOO_LARGE
-                        : MHD_HTTP_INTERNAL_SERVER_ERROR;
+           * memory: drop what we have, answer at once and close; the
+           * rest of the body is never read.  Nothing was written to
+           * the store.  */
           KS_BUF_FREE (req->body);
           release_upload (http, req);
-        }
-      if (req->status)
-        {
-          req->discarded += *size;
-          if (req->discarded > http->opts.max_shard_bytes + CONN_MEMORY_LIMIT)
-            return MHD_NO;
+          reply_cut (conn, gpg_err_code (err) == GPG_ERR_TOO_LARGE
+                           ? MHD_HTTP_CONTENT_TOO_LARGE
+                           : MHD_HTTP_INTERNAL_SERVER_ERROR);
+          return MHD_NO;
         }
       *size = 0;
       return MHD_YES;
     }
 
   /* The whole body is in.  */
-  if (req->status)
-    return reply_status (conn, req->status);
   if (!req->body->len)
     err = gpg_error (GPG_ERR_NO_DATA);  /* an empty shard is malformed */
   else
@@ -493,7 +544,7 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
   enum MHD_Result ret;
   const char *name;
   unsigned int nargs = 0;
-  int is_get, is_put, is_shard;
+  int is_get, is_put, is_shard, is_info;
   hdr_count_t hc = { 0, 0, 0 };
 
   (void)version;
@@ -503,15 +554,19 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
   is_get = !strcmp (method, MHD_HTTP_METHOD_GET);
   is_put = !strcmp (method, MHD_HTTP_METHOD_PUT);
   is_shard = !strncmp (url, PATH_SHARD, strlen (PATH_SHARD));
+  is_info = !strcmp (url, PATH_INFO);
 
   if (!req && !(is_put && is_shard))
     {
       /* First call of anything but a shard PUT.  A body here is never
        * wanted: refuse it at once (the connection then closes).  */
       MHD_get_connection_values (conn, MHD_HEADER_KIND, count_header, &hc);
+      if ((hc.lengths || hc.codings) && !is_info && !is_shard)
+        return reply_status (conn, MHD_HTTP_NOT_FOUND);
+      if ((hc.lengths || hc.codings) && is_get)
+        return reply_status (conn, MHD_HTTP_BAD_REQUEST);
       if (hc.lengths || hc.codings)
-        return reply_status (conn, is_get ? MHD_HTTP_BAD_REQUEST
-                                          : MHD_HTTP_METHOD_NOT_ALLOWED);
+        return reply_not_allowed (conn, is_info);
       *con_cls = &deferred_marker;
       return MHD_YES;
     }
@@ -521,20 +576,12 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
       return MHD_YES;
     }
 
-  if (!strcmp (url, PATH_INFO))
-    {
-      if (!is_get)
-        return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-                           "method not allowed\n",
-                           MHD_HTTP_HEADER_ALLOW, "GET");
-      return reply_info (http, conn);
-    }
+  if (is_info)
+    return is_get ? reply_info (http, conn) : reply_not_allowed (conn, 1);
   if (!is_shard)
     return reply_status (conn, MHD_HTTP_NOT_FOUND);
   if (!is_get && !is_put)
-    return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-                       "method not allowed\n",
-                       MHD_HTTP_HEADER_ALLOW, "GET, PUT");
+    return reply_not_allowed (conn, 0);
   name = url + strlen (PATH_SHARD);
   MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, count_arg, &nargs);
   if (!ks_store_name_is_valid (name) || nargs)

@@ -47,9 +47,50 @@ eq "query" "$(code GET "/v1/shard/$N1?x=1")" 400
 eq "empty body" "$(put "$N2" "$T_WORK/empty")" 400
 eq "empty body stored nothing" "$(code GET "/v1/shard/$N2")" 404
 
-# 413: declared too large (before any body) and chunked too large.
+# 413: declared too large (before any body) and chunked too large, at
+# 1.5, 3 and 20 times the limit: every one gets its 413 with
+# "Connection: close" (a chunked one as soon as it passes the limit;
+# the rest is not read), nothing is stored or removed, and the next
+# request on a new connection is served.
+store_state ()
+{
+  find "$S" -type f -printf '%P %s\n' | sort
+  find "$S" -type f -exec sha256sum {} + | sort
+}
+before=$(store_state)
 eq "declared too large" "$(put "$N2" "$T_WORK/bover")" 413
-eq "chunked too large" "$(put "$N2" "$T_WORK/bover" -H 'Transfer-Encoding: chunked')" 413
+eq "chunked just over" "$(put "$N2" "$T_WORK/bover" -H 'Transfer-Encoding: chunked')" 413
+for x in 1.5:98304 3:196608 20:1310720; do
+  f="$T_WORK/b${x%%:*}x"
+  head -c "${x#*:}" /dev/urandom > "$f"
+  for te in "" "Transfer-Encoding: chunked"; do
+    what="${x%%:*}x the limit${te:+, chunked}"
+    for n in "$N2" "$N1"; do
+      rm -f "$T_WORK/hdr"
+      st=$(put "$n" "$f" ${te:+-H "$te"} -D "$T_WORK/hdr") || true
+      if [ "$n" = "$N1" ] && [ -n "$te" ]; then
+        eq "$what, name taken" "$st" 409
+      else
+        eq "$what" "$st" 413
+        ok "$what: Connection: close" grep -qi '^Connection: close' "$T_WORK/hdr"
+      fi
+    done
+    eq "$what: next request served" "$(code GET /v1/info)" 200
+  done
+  # The same with a raw client that sends all of its body before it
+  # reads a byte: the answer must be there all the same.
+  { printf 'PUT /v1/shard/%s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n' "$N2"
+    for i in $(seq 1 $((${x#*:} / 4096))); do printf '1000\r\n'; head -c 4096 /dev/zero; printf '\r\n'; done
+    printf '0\r\n\r\n'; } > "$T_WORK/rawover"
+  eq "${x%%:*}x the limit, chunked, raw client" "$("$CLIENT" raw "$PORT" "$T_WORK/rawover")" 413
+  eq "${x%%:*}x the limit, raw: next request served" "$(code GET /v1/info)" 200
+done
+eq "oversized PUTs left the store as it was" "$(store_state)" "$before"
+eq "no shard under the refused name" "$(code GET "/v1/shard/$N2")" 404
+curl -s -m 30 -o "$T_WORK/got" "$BASE/v1/shard/$N1"
+ok "oversized PUTs left the taken name's shard" cmp -s "$T_WORK/b512" "$T_WORK/got"
+# At the limit exactly it is stored, one byte over it is not.
+eq "chunked at the limit" "$(put "$(randname)" "$T_WORK/bmax" -H 'Transfer-Encoding: chunked')" 201
 eq "chunked within the limit" "$(put "$N2" "$T_WORK/b512" -H 'Transfer-Encoding: chunked')" 201
 
 # 429: the one upload slot (--max-uploads 1) is held by a half-sent PUT.
@@ -119,6 +160,42 @@ for f in "$C"/*; do
   ok "server alive after $(basename "$f")" srv_alive
 done
 eq "nothing stored by the corpus" "$(code GET "/v1/shard/$name")" 404
+
+# Bad request lines, each with the exact answer keysafe-server.8 lists
+# under STATUS CODES.  A line without a space (no URI) reaches no
+# callback of libmicrohttpd 0.9.75: it closes the connection without a
+# status (000 here), and the application cannot change that.  A bad or
+# unsupported version is MHD's 400 or 505; a bad method on a good line
+# is ours (405, or 404 on an unknown path).
+bad_line ()
+{
+  local want="$1" what="$2" st
+  shift 2
+  printf "$@" > "$T_WORK/line"
+  st=$("$CLIENT" raw "$PORT" "$T_WORK/line")
+  eq "request line: $what" "$st" "$want"
+  ok "server alive after request line: $what" srv_alive
+}
+bad_line 000 "GARBAGE" 'GARBAGE\r\n\r\n'
+bad_line 000 "GARBAGE, LF only" 'GARBAGE\n\n'
+bad_line 000 "method alone" 'GET\r\n\r\n'
+bad_line 000 "binary" '\001\002\003\377\r\n\r\n'
+bad_line 400 "HTTP/0.9" 'GET /v1/info\r\n\r\n'
+bad_line 400 "four words" 'A B C D\r\nHost: x\r\n\r\n'
+bad_line 400 "no URI between spaces" 'GET  HTTP/1.1\r\nHost: x\r\n\r\n'
+bad_line 400 "version not HTTP" 'GET /v1/info FOO/1.1\r\nHost: x\r\n\r\n'
+bad_line 400 "version with junk" 'GET /v1/info HTTP/1.1x\r\nHost: x\r\n\r\n'
+bad_line 505 "version 9.9" 'GET /v1/info HTTP/9.9\r\nHost: x\r\n\r\n'
+bad_line 505 "version 2.0" 'GET /v1/info HTTP/2.0\r\nHost: x\r\n\r\n'
+bad_line 405 "bad method, info" 'BREW /v1/info HTTP/1.1\r\nHost: x\r\n\r\n'
+bad_line 405 "bad method, shard" "BREW /v1/shard/$name HTTP/1.1\r\nHost: x\r\n\r\n"
+bad_line 404 "bad method, unknown path" 'BREW /nowhere HTTP/1.1\r\nHost: x\r\n\r\n'
+bad_line 200 "HTTP/1.0 is served" 'GET /v1/info HTTP/1.0\r\n\r\n'
+rm -f "$T_WORK/hdr"
+eq "405 names the methods" \
+   "$(curl -s -m 30 -o /dev/null -D "$T_WORK/hdr" -w '%{http_code}' -X BREW "$BASE/v1/shard/$name")" 405
+ok "405 Allow header" grep -qi '^Allow: GET, PUT' "$T_WORK/hdr"
+eq "PUT unknown path" "$(code PUT /v1/shard -d x)" 404
 curl -s -m 30 -o "$T_WORK/got" "$BASE/v1/shard/$N1"
 ok "DELETE/PATCH left the shard" cmp -s "$T_WORK/b512" "$T_WORK/got"
 
