@@ -213,7 +213,7 @@ ks_helper_refuse (int fd)
 
   n = snprintf (line, sizeof line, "ERR %u %s <%s> - %s\n",
                 err, gpg_strerror (err), gpg_strsource (err),
-                "keysafe-helper serves one client at a time");
+                _("keysafe-helper serves one client at a time"));
   if (n > 0 && (size_t)n < sizeof line)
     {
       /* A client that is already gone needs no answer.  */

@@ -98,7 +98,7 @@ my_strusage (int level)
     case 11: p = "keysafe-helper"; break;
     case 13: p = PACKAGE_VERSION; break;
     case 14: p = "Copyright (C) 2026 The keysafe authors"; break;
-    case 19: p = _("Please report bugs to <" PACKAGE_BUGREPORT ">.\n"); break;
+    case 19: p = ks_i18n_bugreport (); break;
     case 1:
     case 40: p = _("Usage: keysafe-helper --server|--daemon [options]");
       break;

@@ -114,7 +114,7 @@ my_strusage (int level)
     case 11: return "keysafe";
     case 13: return PACKAGE_VERSION;
     case 14: return "Copyright (C) 2026 The keysafe authors";
-    case 19: return _("Please report bugs to <" PACKAGE_BUGREPORT ">.\n");
+    case 19: return ks_i18n_bugreport ();
     case 1:
     case 40: return _("Usage: keysafe COMMAND [options] (-h for help)");
     case 41:

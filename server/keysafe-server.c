@@ -114,7 +114,7 @@ my_strusage (int level)
     case 11: return "keysafe-server";
     case 13: return PACKAGE_VERSION;
     case 14: return "Copyright (C) 2026 The keysafe authors";
-    case 19: return _("Please report bugs to <" PACKAGE_BUGREPORT ">.\n");
+    case 19: return ks_i18n_bugreport ();
     case 1:
     case 40: return _("Usage: keysafe-server --store DIR [options]");
     case 41: return _("Syntax: keysafe-server --store DIR [options]\n"
@@ -497,6 +497,10 @@ main (int argc, char **argv)
   err = ks_init ();
   if (err)
     gpgrt_log_fatal (_("initialisation failed: %s\n"), gpg_strerror (err));
+  /* Translate the help texts once; argparse prints them as they are.  */
+  for (i = 0; opts[i].short_opt; i++)
+    if (opts[i].description && *opts[i].description)
+      opts[i].description = _(opts[i].description);
 
   memset (&cfg, 0, sizeof cfg);
   cfg.listen = DEFAULT_LISTEN;

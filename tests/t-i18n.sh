@@ -1,0 +1,163 @@
+#!/bin/sh
+# t-i18n.sh - the programs speak German with LANGUAGE=de
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# The uninstalled programs are pointed at the build tree's catalogue with
+# KEYSAFE_LOCALEDIR (common/i18n.c): po/de.po is compiled with msgfmt -c
+# into DIR/de/LC_MESSAGES/keysafe.mo (or the built po/de.gmo is copied
+# there when msgfmt is missing).  Then keysafe --help, keysafe-server
+# --help, keysafe-helper --help and an error message of keysafe must show
+# known German lines with LANGUAGE=de, and the English ones without it.
+#
+# gettext ignores LANGUAGE while the locale is "C" or "POSIX", so the
+# programs need some other locale.  C.UTF-8 is enough: glibc 2.35 and
+# later (Debian 12 has 2.36) ship it in libc-bin, so no "locales" package
+# and no generated de_DE.UTF-8 is needed.  Should it be missing, the
+# test tries de_DE.UTF-8 and en_US.UTF-8, and skips (77) with the reason
+# only when none of them exists.
+
+set -e
+
+: "${top_builddir:=..}"
+: "${top_srcdir:=..}"
+KEYSAFE=$top_builddir/agent-helper/keysafe
+SERVER=$top_builddir/server/keysafe-server
+HELPER=$top_builddir/agent-helper/keysafe-helper
+
+npass=0
+nfail=0
+tmp=$(mktemp -d /tmp/ksXXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 99' INT TERM HUP
+
+pass () { npass=$((npass + 1)); echo "ok: $1"; }
+fail () { nfail=$((nfail + 1)); echo "FAIL: $1"; }
+
+# has WHAT FILE TEXT: FILE holds the line TEXT (fixed string).
+has ()
+{
+  if grep -qxF -- "$3" "$2"; then
+    pass "$1"
+  else
+    fail "$1: no line '$3' in:"
+    sed 's/^/    | /' "$2"
+  fi
+}
+
+# like WHAT FILE RE: FILE has a line that matches the basic regex RE.
+like ()
+{
+  if grep -qx -- "$3" "$2"; then
+    pass "$1"
+  else
+    fail "$1: no line matching '$3' in:"
+    sed 's/^/    | /' "$2"
+  fi
+}
+
+# lacks WHAT FILE TEXT: no line of FILE contains TEXT.
+lacks ()
+{
+  if grep -qF -- "$3" "$2"; then
+    fail "$1: '$3' should not be there:"
+    sed 's/^/    | /' "$2"
+  else
+    pass "$1"
+  fi
+}
+
+for p in "$KEYSAFE" "$SERVER" "$HELPER"; do
+  if [ ! -x "$p" ]; then
+    echo "t-i18n: $p is not built" >&2
+    exit 99
+  fi
+done
+
+# A locale other than C that this machine has.
+loc=
+for l in C.UTF-8 de_DE.UTF-8 en_US.UTF-8; do
+  if [ -z "$(LC_ALL=$l locale 2>&1 >/dev/null)" ]; then
+    loc=$l
+    break
+  fi
+done
+if [ -z "$loc" ]; then
+  echo "t-i18n: SKIP: no C.UTF-8, de_DE.UTF-8 or en_US.UTF-8 locale;" \
+       "gettext ignores LANGUAGE in the C locale" >&2
+  exit 77
+fi
+echo "t-i18n: using the locale $loc"
+
+# The catalogue, as make install would place it.
+mkdir -p "$tmp/locale/de/LC_MESSAGES"
+mo=$tmp/locale/de/LC_MESSAGES/keysafe.mo
+if command -v "${MSGFMT:-msgfmt}" >/dev/null 2>&1; then
+  # -c checks the format strings against the msgids.
+  "${MSGFMT:-msgfmt}" -c -o "$mo" "$top_srcdir/po/de.po"
+  echo "t-i18n: compiled $top_srcdir/po/de.po"
+else
+  for g in "$top_builddir/po/de.gmo" "$top_srcdir/po/de.gmo"; do
+    if [ -f "$g" ]; then
+      cp "$g" "$mo"
+      echo "t-i18n: copied $g"
+      break
+    fi
+  done
+fi
+if [ ! -s "$mo" ]; then
+  echo "t-i18n: no msgfmt and no built po/de.gmo" >&2
+  exit 99
+fi
+
+KEYSAFE_LOCALEDIR=$tmp/locale
+LC_ALL=$loc
+export KEYSAFE_LOCALEDIR LC_ALL
+unset LANG LC_MESSAGES LANGUAGE || :
+
+# German.  Lines with umlauts show the text arrives as UTF-8.
+LANGUAGE=de "$KEYSAFE" --help >"$tmp/de.out" 2>&1 || :
+has "keysafe --help: German synopsis" "$tmp/de.out" \
+  "Syntax: keysafe BEFEHL [Optionen]"
+has "keysafe --help: German command list" "$tmp/de.out" \
+  " backup          einen geheimen Schlüssel sichern"
+has "keysafe --help: German option text" "$tmp/de.out" \
+  "     --force                 ein schwaches Passwort annehmen"
+like "keysafe --help: German bug report line" "$tmp/de.out" \
+  "Fehlerberichte bitte an <[^ ]*@[^ ]*>\\."
+lacks "keysafe --help: no English synopsis" "$tmp/de.out" \
+  "Syntax: keysafe COMMAND [options]"
+
+if LANGUAGE=de "$KEYSAFE" frobnicate >"$tmp/de-err.out" 2>&1; then
+  fail "keysafe frobnicate should fail"
+else
+  pass "keysafe frobnicate fails"
+fi
+has "keysafe: German error message" "$tmp/de-err.out" \
+  "keysafe: unbekannter Befehl 'frobnicate'"
+
+LANGUAGE=de "$SERVER" --help >"$tmp/de-srv.out" 2>&1 || :
+has "keysafe-server --help: German group" "$tmp/de-srv.out" \
+  "Befehle (Standard: Dienst anbieten):"
+has "keysafe-server --help: German option text" "$tmp/de-srv.out" \
+  "     --foreground                      nicht in den Hintergrund gehen"
+
+LANGUAGE=de "$HELPER" --help >"$tmp/de-hlp.out" 2>&1 || :
+has "keysafe-helper --help: German option text" "$tmp/de-hlp.out" \
+  "     --daemon                als Assuan-Server auf dem Socket S.keysafe laufen"
+
+# English without LANGUAGE, with the same locale and catalogue.
+"$KEYSAFE" --help >"$tmp/en.out" 2>&1 || :
+has "keysafe --help: English synopsis" "$tmp/en.out" \
+  "Syntax: keysafe COMMAND [options]"
+has "keysafe --help: English option text" "$tmp/en.out" \
+  "     --force                 accept a weak password"
+like "keysafe --help: English bug report line" "$tmp/en.out" \
+  "Please report bugs to <[^ ]*@[^ ]*>\\."
+lacks "keysafe --help: no German synopsis" "$tmp/en.out" "BEFEHL"
+
+"$KEYSAFE" frobnicate >"$tmp/en-err.out" 2>&1 || :
+has "keysafe: English error message" "$tmp/en-err.out" \
+  "keysafe: unknown command 'frobnicate'"
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
