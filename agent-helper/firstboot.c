@@ -17,6 +17,10 @@
  *   5. The marker, written only when K shards are stored.  Shards short
  *      of N wait in the upload queue; the backup is restorable already.
  *
+ * One run at a time: a second one (the systemd unit and the autostart
+ * entry both installed, say) finds GNUPGHOME/keysafe-firstboot.lock
+ * locked (flock) and does nothing, so it cannot make a second key.
+ *
  * Both files hold no secret (a date, a fingerprint, a profile name,
  * counts and shard names, which are also the queue's file names); they
  * are still created mode 0600, and appear whole or not at all (temp
@@ -30,6 +34,7 @@
 #include <pwd.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <gpgme.h>
 #include "flowutil.h"
@@ -39,6 +44,7 @@
 
 #define FB_MARKER "keysafe-firstboot.done"
 #define FB_PENDING "keysafe-firstboot.pending"
+#define FB_LOCK "keysafe-firstboot.lock"
 #define FB_PENDING_MAGIC "keysafe-firstboot-pending-1"
 /* A pending file lists at most this many shard names (chunks x shares
  * of one backup are far fewer).  */
@@ -219,6 +225,44 @@ write_atomic (const char *home, const char *file, const char *text)
     close (fd);
   gcry_free (path);
   gcry_free (tmp);
+  return err;
+}
+
+/* Lock HOME/FB_LOCK for this run into *R_FD; *R_FD stays -1 (and
+ * nothing is an error) when another run holds it.  */
+static gpg_error_t
+take_lock (const ks_ui_t *ui, const char *home, int *r_fd)
+{
+  gpg_error_t err;
+  char *path = NULL;
+  int fd;
+
+  *r_fd = -1;
+  err = home_file (home, FB_LOCK, &path);
+  if (err)
+    return err;
+  fd = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      err = gpg_error_from_syserror ();
+      ks_ui_errorf (ui, _("can't open %s: %s"), path, gpg_strerror (err));
+    }
+  else if (flock (fd, LOCK_EX | LOCK_NB))
+    {
+      if (errno == EWOULDBLOCK)
+        ks_ui_infof (ui, _("another keysafe firstboot is running (%s);"
+                           " nothing to do"), path);
+      else
+        {
+          err = gpg_error_from_syserror ();
+          ks_ui_errorf (ui, _("can't lock %s: %s"), path,
+                        gpg_strerror (err));
+        }
+      close (fd);
+    }
+  else
+    *r_fd = fd;
+  gcry_free (path);
   return err;
 }
 
@@ -768,7 +812,7 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   struct fb_names before = { NULL, 0 }, after = { NULL, 0 };
   struct fb_names newq = { NULL, 0 };
   char fpr[FB_FPR_SIZE];
-  int created = 0, fresh;
+  int created = 0, fresh, lockfd = -1;
   unsigned int n, k;
   size_t i;
 
@@ -806,6 +850,16 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
       err = gpg_error_from_syserror ();
       ks_ui_errorf (ui, _("can't create the GnuPG home %s: %s"), home,
                     gpg_strerror (err));
+      goto leave;
+    }
+  err = take_lock (ui, home, &lockfd);
+  if (err || lockfd < 0)
+    goto leave;
+  /* The run that held the lock may have just finished.  */
+  if (file_exists (marker))
+    {
+      ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
+                   marker);
       goto leave;
     }
   err = ks_flow_profile (opt, ui, &profile);
@@ -939,6 +993,8 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   names_release (&before);
   names_release (&after);
   names_release (&newq);
+  if (lockfd >= 0)
+    close (lockfd);   /* releases the lock */
   gpgrt_free (userid);
   gcry_free (home);
   gcry_free (marker);

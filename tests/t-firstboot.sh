@@ -15,7 +15,8 @@
 #  3. Two servers down: non-zero, a clear message, no marker; with the
 #     servers back the next run finishes the same backup, no second key,
 #     and it restores.
-#  4. Several secret keys, --batch: the first is backed up and named.
+#  4. Several secret keys, --batch: the first is backed up and named;
+#     while another run holds the lock, a run does nothing.
 
 . "${srcdir:-.}/t-helper-lib.sh"
 
@@ -223,6 +224,16 @@ for u in "One <one@example.org>" "Two <two@example.org>"; do
          future-default default never 2>>"$T_WORK/gpg.log"
 done
 FIRST=$(first_fpr)
+if command -v flock >/dev/null; then
+  # Another run holds the lock: this one does nothing, and says so.
+  ok "a run while another holds the lock" flock \
+    "$GNUPGHOME/keysafe-firstboot.lock" "$KEYSAFE" --batch --profile test \
+    firstboot --name "fb locked" --password-fd 0 $SERVERS \
+    <<<"$PW" 2>"$T_WORK/lock.err"
+  grep_in "says another one runs" "another keysafe firstboot" \
+    "$T_WORK/lock.err"
+  ok "no marker after the locked run" test ! -e "$GNUPGHOME/$MARKER"
+fi
 ok "batch run with two keys" ks firstboot --name "fb two keys" \
   --password-fd 3 $SERVERS
 grep_in "says which key" "there are 2 secret keys.*$FIRST" "$T_WORK/ks.err"
