@@ -66,6 +66,22 @@ lacks ()
   fi
 }
 
+# run WHAT STATUS OUT PROG ARGS...: PROG exits with STATUS (a crash or a
+# sanitizer report would change it), its stdout and stderr go to OUT.
+run ()
+{
+  what=$1 want=$2 out=$3
+  shift 3
+  st=0
+  "$@" >"$out" 2>&1 || st=$?
+  if [ "$st" -eq "$want" ]; then
+    pass "$what exits with $want"
+  else
+    fail "$what exits with $st, not $want:"
+    sed 's/^/    | /' "$out"
+  fi
+}
+
 for p in "$KEYSAFE" "$SERVER" "$HELPER"; do
   if [ ! -x "$p" ]; then
     echo "t-i18n: $p is not built" >&2
@@ -115,7 +131,7 @@ export KEYSAFE_LOCALEDIR LC_ALL
 unset LANG LC_MESSAGES LANGUAGE || :
 
 # German.  Lines with umlauts show the text arrives as UTF-8.
-LANGUAGE=de "$KEYSAFE" --help >"$tmp/de.out" 2>&1 || :
+run "keysafe --help" 0 "$tmp/de.out" env LANGUAGE=de "$KEYSAFE" --help
 has "keysafe --help: German synopsis" "$tmp/de.out" \
   "Syntax: keysafe BEFEHL [Optionen]"
 has "keysafe --help: German command list" "$tmp/de.out" \
@@ -127,26 +143,27 @@ like "keysafe --help: German bug report line" "$tmp/de.out" \
 lacks "keysafe --help: no English synopsis" "$tmp/de.out" \
   "Syntax: keysafe COMMAND [options]"
 
-if LANGUAGE=de "$KEYSAFE" frobnicate >"$tmp/de-err.out" 2>&1; then
-  fail "keysafe frobnicate should fail"
-else
-  pass "keysafe frobnicate fails"
-fi
+# A usage error: exit status 2.
+run "keysafe frobnicate" 2 "$tmp/de-err.out" \
+  env LANGUAGE=de "$KEYSAFE" frobnicate
 has "keysafe: German error message" "$tmp/de-err.out" \
   "keysafe: unbekannter Befehl 'frobnicate'"
 
-LANGUAGE=de "$SERVER" --help >"$tmp/de-srv.out" 2>&1 || :
+run "keysafe-server --help" 0 "$tmp/de-srv.out" \
+  env LANGUAGE=de "$SERVER" --help
 has "keysafe-server --help: German group" "$tmp/de-srv.out" \
   "Befehle (Standard: Dienst anbieten):"
 has "keysafe-server --help: German option text" "$tmp/de-srv.out" \
   "     --foreground                      nicht in den Hintergrund gehen"
 
-LANGUAGE=de "$HELPER" --help >"$tmp/de-hlp.out" 2>&1 || :
+run "keysafe-helper --help" 0 "$tmp/de-hlp.out" \
+  env LANGUAGE=de "$HELPER" --help
+daemon_de="als Assuan-Server auf dem Socket S.keysafe laufen"
 has "keysafe-helper --help: German option text" "$tmp/de-hlp.out" \
-  "     --daemon                als Assuan-Server auf dem Socket S.keysafe laufen"
+  "     --daemon                $daemon_de"
 
 # English without LANGUAGE, with the same locale and catalogue.
-"$KEYSAFE" --help >"$tmp/en.out" 2>&1 || :
+run "keysafe --help" 0 "$tmp/en.out" "$KEYSAFE" --help
 has "keysafe --help: English synopsis" "$tmp/en.out" \
   "Syntax: keysafe COMMAND [options]"
 has "keysafe --help: English option text" "$tmp/en.out" \
@@ -155,7 +172,7 @@ like "keysafe --help: English bug report line" "$tmp/en.out" \
   "Please report bugs to <[^ ]*@[^ ]*>\\."
 lacks "keysafe --help: no German synopsis" "$tmp/en.out" "BEFEHL"
 
-"$KEYSAFE" frobnicate >"$tmp/en-err.out" 2>&1 || :
+run "keysafe frobnicate" 2 "$tmp/en-err.out" "$KEYSAFE" frobnicate
 has "keysafe: English error message" "$tmp/en-err.out" \
   "keysafe: unknown command 'frobnicate'"
 
