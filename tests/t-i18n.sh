@@ -7,7 +7,9 @@
 # into DIR/de/LC_MESSAGES/keysafe.mo (or the built po/de.gmo is copied
 # there when msgfmt is missing).  Then keysafe --help, keysafe-server
 # --help, keysafe-helper --help and an error message of keysafe must show
-# known German lines with LANGUAGE=de, and the English ones without it.
+# known German lines with LANGUAGE=de, and the English ones without it;
+# each run must exit with its usual status.  Last, every source file that
+# marks strings for translation must be listed in po/POTFILES.in.
 #
 # gettext ignores LANGUAGE while the locale is "C" or "POSIX", so the
 # programs need some other locale.  C.UTF-8 is enough: glibc 2.35 and
@@ -175,6 +177,23 @@ lacks "keysafe --help: no German synopsis" "$tmp/en.out" "BEFEHL"
 run "keysafe frobnicate" 2 "$tmp/en-err.out" "$KEYSAFE" frobnicate
 has "keysafe: English error message" "$tmp/en-err.out" \
   "keysafe: unknown command 'frobnicate'"
+
+# Every source file with _("...") or N_("...") is in po/POTFILES.in,
+# or its messages would never reach the catalogue.
+missing=
+for f in "$top_srcdir"/agent-helper/*.c "$top_srcdir"/server/*.c \
+         "$top_srcdir"/common/*.c; do
+  rel=${f#"$top_srcdir"/}
+  if grep -qE '(^|[^A-Za-z0-9_])N?_ ?\("' "$f" \
+     && ! grep -qxF "$rel" "$top_srcdir/po/POTFILES.in"; then
+    missing="$missing $rel"
+  fi
+done
+if [ -z "$missing" ]; then
+  pass "every file with translatable strings is in po/POTFILES.in"
+else
+  fail "not in po/POTFILES.in:$missing"
+fi
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
