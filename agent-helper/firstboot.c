@@ -21,36 +21,22 @@
  * entry both installed, say) finds GNUPGHOME/keysafe-firstboot.lock
  * locked (flock) and does nothing, so it cannot make a second key.
  *
- * Both files hold no secret (a date, a fingerprint, a profile name,
- * counts and shard names, which are also the queue's file names); they
- * are still created mode 0600, and appear whole or not at all (temp
- * file, fsync, rename, fsync of the directory).
+ * The files are written by fbstate.c; none holds a secret.
  */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <gpgme.h>
 #include "flowutil.h"
 #include "agent.h"
 #include "gpg.h"
-#include "queue.h"
+#include "fbstate.h"
 
-#define FB_MARKER "keysafe-firstboot.done"
-#define FB_PENDING "keysafe-firstboot.pending"
-#define FB_LOCK "keysafe-firstboot.lock"
-#define FB_PENDING_MAGIC "keysafe-firstboot-pending-1"
-/* A pending file lists at most this many shard names (chunks x shares
- * of one backup are far fewer).  */
-#define FB_MAX_PENDING 4096
-#define FB_MAX_FILE (FB_MAX_PENDING * (KS_NAME_HEX_LEN + 8) + 1024)
-#define FB_FPR_SIZE 65
 
 
 /* The face the flows see during firstboot: the caller's face, except
@@ -129,182 +115,6 @@ fb_get_name (void *arg, const char *prompt, char **r_name)
        || gpg_err_code (err) == GPG_ERR_NO_PIN_ENTRY)
       && fb->face->get_name)
     err = fb->face->get_name (fb->face->arg, prompt, r_name);
-  return err;
-}
-
-
-/* GNUPGHOME/FILE, gcry_malloc'd.  */
-static gpg_error_t
-home_file (const char *home, const char *file, char **r_path)
-{
-  size_t n = strlen (home) + strlen (file) + 2;
-
-  *r_path = gcry_malloc (n);
-  if (!*r_path)
-    return gpg_error_from_syserror ();
-  snprintf (*r_path, n, "%s/%s", home, file);
-  return 0;
-}
-
-static int
-file_exists (const char *path)
-{
-  struct stat st;
-
-  return !lstat (path, &st);
-}
-
-static gpg_error_t
-write_all (int fd, const char *p, size_t len)
-{
-  while (len)
-    {
-      ssize_t n = write (fd, p, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return gpg_error_from_syserror ();
-      p += n;
-      len -= n;
-    }
-  return 0;
-}
-
-/* Write TEXT to HOME/FILE: whole or not at all.  */
-static gpg_error_t
-write_atomic (const char *home, const char *file, const char *text)
-{
-  gpg_error_t err;
-  char *path = NULL, *tmp = NULL;
-  size_t n;
-  int fd = -1;
-
-  err = home_file (home, file, &path);
-  if (err)
-    goto leave;
-  n = strlen (path) + 5;
-  tmp = gcry_malloc (n);
-  if (!tmp)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  snprintf (tmp, n, "%s.tmp", path);
-  unlink (tmp);
-  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  err = write_all (fd, text, strlen (text));
-  if (!err && fsync (fd))
-    err = gpg_error_from_syserror ();
-  if (close (fd) && !err)
-    err = gpg_error_from_syserror ();
-  fd = -1;
-  if (!err && rename (tmp, path))
-    err = gpg_error_from_syserror ();
-  if (err)
-    unlink (tmp);
-  else
-    {
-      /* The rename itself must survive a crash.  */
-      int dfd = open (home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-      if (dfd >= 0)
-        {
-          fsync (dfd);
-          close (dfd);
-        }
-    }
-
- leave:
-  if (fd >= 0)
-    close (fd);
-  gcry_free (path);
-  gcry_free (tmp);
-  return err;
-}
-
-/* Lock HOME/FB_LOCK for this run into *R_FD; *R_FD stays -1 (and
- * nothing is an error) when another run holds it.  */
-static gpg_error_t
-take_lock (const ks_ui_t *ui, const char *home, int *r_fd)
-{
-  gpg_error_t err;
-  char *path = NULL;
-  int fd;
-
-  *r_fd = -1;
-  err = home_file (home, FB_LOCK, &path);
-  if (err)
-    return err;
-  fd = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      err = gpg_error_from_syserror ();
-      ks_ui_errorf (ui, _("can't open %s: %s"), path, gpg_strerror (err));
-    }
-  else if (flock (fd, LOCK_EX | LOCK_NB))
-    {
-      if (errno == EWOULDBLOCK)
-        ks_ui_infof (ui, _("another keysafe firstboot is running (%s);"
-                           " nothing to do"), path);
-      else
-        {
-          err = gpg_error_from_syserror ();
-          ks_ui_errorf (ui, _("can't lock %s: %s"), path,
-                        gpg_strerror (err));
-        }
-      close (fd);
-    }
-  else
-    *r_fd = fd;
-  gcry_free (path);
-  return err;
-}
-
-/* The whole of a small file into *R_TEXT (gcry_malloc'd, NUL-ended).  */
-static gpg_error_t
-read_small (const char *path, char **r_text)
-{
-  gpg_error_t err = 0;
-  char *buf;
-  size_t len = 0;
-  ssize_t n;
-  int fd;
-
-  *r_text = NULL;
-  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return gpg_error_from_syserror ();
-  buf = gcry_malloc (FB_MAX_FILE + 1);
-  if (!buf)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  while (len < FB_MAX_FILE
-         && (n = read (fd, buf + len, FB_MAX_FILE - len)) != 0)
-    {
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      len += n;
-    }
-  buf[len] = 0;
-  *r_text = buf;
-  buf = NULL;
-
- leave:
-  gcry_free (buf);
-  close (fd);
   return err;
 }
 
@@ -446,7 +256,7 @@ create_key (const char *homedir, const char *userid, int no_protection,
 struct fb_keys
 {
   unsigned int count;
-  char first[FB_FPR_SIZE];
+  char first[KS_FBSTATE_FPR_SIZE];
   char first_uid[256];
   const char *want;
   int found;
@@ -468,261 +278,21 @@ fb_collect_key (void *arg, const char *fpr, const char *uid)
 }
 
 
-/* The shard names in the upload queue, sorted.  */
-struct fb_names
-{
-  char (*name)[KS_NAME_HEX_LEN + 1];
-  size_t count;
-};
-
-static int
-cmp_name (const void *a, const void *b)
-{
-  return strcmp (a, b);
-}
-
-static int
-names_have (const struct fb_names *s, const char *name)
-{
-  return s->count && bsearch (name, s->name, s->count, sizeof *s->name,
-                              cmp_name) != NULL;
-}
-
-static void
-names_release (struct fb_names *s)
-{
-  gcry_free (s->name);
-  s->name = NULL;
-  s->count = 0;
-}
-
+/* Write the marker and tell it.  */
 static gpg_error_t
-queue_names (const char *homedir, struct fb_names *s)
+done (const ks_ui_t *ui, const char *home, const char *fpr,
+      const char *profile, size_t queued)
 {
-  gpg_error_t err;
-  ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i;
+  gpg_error_t err = ks_fbstate_write_marker (home, fpr, profile, queued);
 
-  s->name = NULL;
-  s->count = 0;
-  err = ks_queue_list (homedir, &q, &nq);
-  if (err)
-    return err;
-  if (nq)
-    {
-      s->name = gcry_calloc (nq, sizeof *s->name);
-      if (!s->name)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      for (i = 0; i < nq; i++)
-        memcpy (s->name[i], q[i].name, sizeof s->name[i]);
-      s->count = nq;
-      qsort (s->name, nq, sizeof *s->name, cmp_name);
-    }
-
- leave:
-  ks_queue_list_free (q, nq);
-  return err;
-}
-
-
-/* How many of the N servers of a backup hold all their shards, when the
- * shards in PENDING that are still queued are the missing ones: a server
- * is short when any of its shards is still queued.  *R_LEFT gets the
- * number of those shards.  */
-static gpg_error_t
-servers_holding (const char *homedir, const struct fb_names *pending,
-                 unsigned int n, unsigned int *r_nok, size_t *r_left)
-{
-  gpg_error_t err;
-  ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i, j, left = 0;
-  unsigned int shorts = 0;
-
-  *r_nok = 0;
-  *r_left = 0;
-  err = ks_queue_list (homedir, &q, &nq);
-  if (err)
-    return err;
-  for (i = 0; i < nq; i++)
-    {
-      if (!names_have (pending, q[i].name))
-        continue;
-      left++;
-      for (j = 0; j < i; j++)
-        if (names_have (pending, q[j].name) && !strcmp (q[j].url, q[i].url))
-          break;
-      if (j == i)
-        shorts++;
-    }
-  *r_nok = shorts < n ? n - shorts : 0;
-  *r_left = left;
-  ks_queue_list_free (q, nq);
-  return 0;
-}
-
-
-/* The marker: done, with the date, the key and the profile.  */
-static gpg_error_t
-write_marker (const ks_ui_t *ui, const char *home, const char *fpr,
-              const char *profile, size_t queued)
-{
-  gpg_error_t err;
-  char date[64], *text;
-  time_t now = time (NULL);
-  struct tm tm;
-
-  if (!gmtime_r (&now, &tm)
-      || !strftime (date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
-    snprintf (date, sizeof date, "%lld", (long long)now);
-  text = gpgrt_bsprintf ("# keysafe firstboot is done; delete this file to"
-                         " run it again.\n"
-                         "date %s\nfingerprint %s\nprofile %s\n"
-                         "queued %zu\n", date, fpr, profile, queued);
-  if (!text)
-    return gpg_error_from_syserror ();
-  err = write_atomic (home, FB_MARKER, text);
-  gpgrt_free (text);
   if (err)
     ks_ui_errorf (ui, _("can't write the first-boot marker %s/%s: %s"),
-                  home, FB_MARKER, gpg_strerror (err));
+                  home, KS_FBSTATE_MARKER, gpg_strerror (err));
   else
     ks_ui_infof (ui, _("first boot is done: key %s is backed up (profile"
                        " '%s'); marker %s/%s"), fpr, profile, home,
-                 FB_MARKER);
+                 KS_FBSTATE_MARKER);
   return err;
-}
-
-/* The pending file: the backup of FPR (N shares, K needed) stored too
- * few shards; the names in NEWQ wait in the upload queue.  */
-static gpg_error_t
-write_pending (const char *home, const char *fpr, const char *profile,
-               unsigned int n, unsigned int k, const struct fb_names *newq)
-{
-  gpg_error_t err;
-  char *text, *p;
-  size_t i, size;
-
-  if (newq->count > FB_MAX_PENDING)
-    return gpg_error (GPG_ERR_TOO_LARGE);
-  size = 512 + strlen (fpr) + strlen (profile)
-    + newq->count * (KS_NAME_HEX_LEN + 8);
-  text = gcry_malloc (size);
-  if (!text)
-    return gpg_error_from_syserror ();
-  p = text;
-  p += snprintf (p, size, "%s\nfingerprint %s\nprofile %s\nshares %u\n"
-                 "threshold %u\n", FB_PENDING_MAGIC, fpr, profile, n, k);
-  for (i = 0; i < newq->count; i++)
-    p += snprintf (p, size - (p - text), "shard %s\n", newq->name[i]);
-  err = write_atomic (home, FB_PENDING, text);
-  gcry_free (text);
-  return err;
-}
-
-/* What a pending file says.  */
-struct fb_pending
-{
-  char fpr[FB_FPR_SIZE];
-  char profile[64];
-  unsigned int n, k;
-  struct fb_names names;
-};
-
-static gpg_error_t
-read_pending (const char *path, struct fb_pending *pd)
-{
-  gpg_error_t err;
-  char *text = NULL, *line, *next;
-  size_t cap = 0;
-
-  memset (pd, 0, sizeof *pd);
-  err = read_small (path, &text);
-  if (err)
-    return err;
-  line = text;
-  next = strchr (line, '\n');
-  if (!next || (size_t)(next - line) != strlen (FB_PENDING_MAGIC)
-      || strncmp (line, FB_PENDING_MAGIC, next - line))
-    {
-      err = gpg_error (GPG_ERR_INV_DATA);
-      goto leave;
-    }
-  for (line = next + 1; *line; line = next)
-    {
-      next = strchr (line, '\n');
-      if (!next)
-        {
-          err = gpg_error (GPG_ERR_INV_DATA);
-          goto leave;
-        }
-      *next++ = 0;
-      if (!strncmp (line, "fingerprint ", 12))
-        snprintf (pd->fpr, sizeof pd->fpr, "%s", line + 12);
-      else if (!strncmp (line, "profile ", 8))
-        snprintf (pd->profile, sizeof pd->profile, "%s", line + 8);
-      else if (!strncmp (line, "shares ", 7))
-        pd->n = (unsigned int)strtoul (line + 7, NULL, 10);
-      else if (!strncmp (line, "threshold ", 10))
-        pd->k = (unsigned int)strtoul (line + 10, NULL, 10);
-      else if (!strncmp (line, "shard ", 6)
-               && strlen (line + 6) == KS_NAME_HEX_LEN)
-        {
-          if (pd->names.count == FB_MAX_PENDING)
-            {
-              err = gpg_error (GPG_ERR_TOO_LARGE);
-              goto leave;
-            }
-          if (pd->names.count == cap)
-            {
-              void *nn;
-
-              cap = cap ? 2 * cap : 16;
-              nn = gcry_realloc (pd->names.name, cap * sizeof *pd->names.name);
-              if (!nn)
-                {
-                  err = gpg_error_from_syserror ();
-                  goto leave;
-                }
-              pd->names.name = nn;
-            }
-          memcpy (pd->names.name[pd->names.count++], line + 6,
-                  KS_NAME_HEX_LEN + 1);
-        }
-    }
-  if (!*pd->fpr || !*pd->profile || pd->k < 2 || pd->k > pd->n
-      || pd->n > KS_SHAMIR_MAX_SHARES)
-    {
-      err = gpg_error (GPG_ERR_INV_DATA);
-      goto leave;
-    }
-  if (pd->names.count)
-    qsort (pd->names.name, pd->names.count, sizeof *pd->names.name,
-           cmp_name);
-
- leave:
-  if (err)
-    names_release (&pd->names);
-  gcry_free (text);
-  return err;
-}
-
-/* Remove the queued shards of an abandoned backup and its pending file.  */
-static void
-drop_pending (const char *homedir, const char *path,
-              const struct fb_names *pending)
-{
-  ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i;
-
-  if (!ks_queue_list (homedir, &q, &nq))
-    for (i = 0; i < nq; i++)
-      if (names_have (pending, q[i].name))
-        ks_queue_remove (&q[i]);
-  ks_queue_list_free (q, nq);
-  unlink (path);
 }
 
 /* Finish the backup an earlier run left pending.  *R_FRESH is set when
@@ -732,13 +302,13 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
         const char *path, int *r_fresh)
 {
   gpg_error_t err;
-  struct fb_pending pd;
+  ks_fbpending_t pd;
   struct fb_keys keys;
   unsigned int nok;
   size_t left;
 
   *r_fresh = 0;
-  err = read_pending (path, &pd);
+  err = ks_fbstate_read_pending (path, &pd);
   if (err)
     {
       ks_ui_errorf (ui, _("can't read %s: %s; delete it to start over"),
@@ -758,7 +328,7 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
     {
       ks_ui_infof (ui, _("the key %s of the unfinished backup is gone;"
                          " starting over"), pd.fpr);
-      drop_pending (opt->homedir, path, &pd.names);
+      ks_fbstate_drop_pending (opt->homedir, path, &pd.names);
       *r_fresh = 1;
       goto leave;
     }
@@ -769,7 +339,8 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
   err = ks_flow_upload_queued (opt, ui);
   if (err && gpg_err_code (err) != GPG_ERR_TRY_LATER)
     goto leave;
-  err = servers_holding (opt->homedir, &pd.names, pd.n, &nok, &left);
+  err = ks_fbstate_servers_holding (opt->homedir, &pd.names, pd.n, &nok,
+                                    &left);
   if (err)
     {
       ks_ui_errorf (ui, _("can't read the upload queue: %s"),
@@ -789,12 +360,12 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
     ks_ui_infof (ui, _("the backup is restorable: %u of %u servers hold"
                        " their shards; %zu shards wait in the upload queue"
                        " for 'keysafe upload-queued'"), nok, pd.n, left);
-  err = write_marker (ui, home, pd.fpr, pd.profile, left);
+  err = done (ui, home, pd.fpr, pd.profile, left);
   if (!err)
     unlink (path);
 
  leave:
-  names_release (&pd.names);
+  ks_fbstate_names_release (&pd.names);
   return err;
 }
 
@@ -809,12 +380,11 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   ks_ui_t myui;
   ks_options_t o;
   struct fb_keys keys;
-  struct fb_names before = { NULL, 0 }, after = { NULL, 0 };
-  struct fb_names newq = { NULL, 0 };
-  char fpr[FB_FPR_SIZE];
+  ks_fbnames_t before = { NULL, 0 }, after = { NULL, 0 };
+  ks_fbnames_t newq = { NULL, 0 };
+  char fpr[KS_FBSTATE_FPR_SIZE];
   int created = 0, fresh, lockfd = -1;
   unsigned int n, k;
-  size_t i;
 
   fb.opt = opt;
   fb.face = ui;
@@ -833,12 +403,12 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
                     gpg_strerror (err));
       goto leave;
     }
-  err = home_file (home, FB_MARKER, &marker);
+  err = ks_fbstate_path (home, KS_FBSTATE_MARKER, &marker);
   if (!err)
-    err = home_file (home, FB_PENDING, &pending);
+    err = ks_fbstate_path (home, KS_FBSTATE_PENDING, &pending);
   if (err)
     goto leave;
-  if (file_exists (marker))
+  if (ks_fbstate_exists (marker))
     {
       ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
                    marker);
@@ -852,11 +422,22 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
                     gpg_strerror (err));
       goto leave;
     }
-  err = take_lock (ui, home, &lockfd);
-  if (err || lockfd < 0)
-    goto leave;
+  err = ks_fbstate_lock (home, &lockfd);
+  if (gpg_err_code (err) == GPG_ERR_LOCKED)
+    {
+      ks_ui_infof (ui, _("another keysafe firstboot is running (%s/%s);"
+                         " nothing to do"), home, KS_FBSTATE_LOCK);
+      err = 0;
+      goto leave;
+    }
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't lock %s/%s: %s"), home, KS_FBSTATE_LOCK,
+                    gpg_strerror (err));
+      goto leave;
+    }
   /* The run that held the lock may have just finished.  */
-  if (file_exists (marker))
+  if (ks_fbstate_exists (marker))
     {
       ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
                    marker);
@@ -866,7 +447,7 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   if (err)
     goto leave;
 
-  if (file_exists (pending))
+  if (ks_fbstate_exists (pending))
     {
       err = resume (opt, &myui, home, pending, &fresh);
       if (err || !fresh)
@@ -943,7 +524,7 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   /* The backup; what it queued is told by the queue before and after.  */
   n = opt->shares ? opt->shares : profile->shares;
   k = opt->threshold ? opt->threshold : profile->threshold;
-  err = queue_names (opt->homedir, &before);
+  err = ks_fbstate_queue_names (opt->homedir, &before);
   if (err)
     {
       ks_ui_errorf (ui, _("can't read the upload queue: %s"),
@@ -953,15 +534,10 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   o = *opt;
   o.gpgkeyid = fpr;
   err = ks_flow_backup (&o, &myui, NULL, 0);
-  if (!queue_names (opt->homedir, &after) && after.count)
-    {
-      newq.name = gcry_calloc (after.count, sizeof *newq.name);
-      if (newq.name)
-        for (i = 0; i < after.count; i++)
-          if (!names_have (&before, after.name[i]))
-            memcpy (newq.name[newq.count++], after.name[i],
-                    sizeof newq.name[0]);
-    }
+  /* Without the lists, nothing counts as queued by this run: no pending
+   * file, and the next run starts over.  */
+  if (!ks_fbstate_queue_names (opt->homedir, &after))
+    ks_fbstate_names_added (&before, &after, &newq);
 
   if (!err)
     {
@@ -969,12 +545,12 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
         ks_ui_infof (ui, _("the backup counts as done: it is restorable"
                            " now; the %zu queued shards follow with"
                            " 'keysafe upload-queued'"), newq.count);
-      err = write_marker (ui, home, fpr, profile->name, newq.count);
+      err = done (ui, home, fpr, profile->name, newq.count);
     }
   else if (gpg_err_code (err) == GPG_ERR_TRY_LATER && newq.count)
     {
-      gpg_error_t err2 = write_pending (home, fpr, profile->name, n, k,
-                                        &newq);
+      gpg_error_t err2 = ks_fbstate_write_pending (home, fpr, profile->name,
+                                                   n, k, &newq);
       if (err2)
         ks_ui_errorf (ui, _("can't write %s: %s"), pending,
                       gpg_strerror (err2));
@@ -990,9 +566,9 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
     ks_ui_infof (ui, _("the new key %s stays in the keyring"), fpr);
 
  leave:
-  names_release (&before);
-  names_release (&after);
-  names_release (&newq);
+  ks_fbstate_names_release (&before);
+  ks_fbstate_names_release (&after);
+  ks_fbstate_names_release (&newq);
   if (lockfd >= 0)
     close (lockfd);   /* releases the lock */
   gpgrt_free (userid);

@@ -1,0 +1,406 @@
+/* fbstate.c - the files of keysafe firstboot in the GnuPG home
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * See fbstate.h.  Every file is written whole or not at all: a temp
+ * file (O_EXCL, O_NOFOLLOW, mode 0600), fsync, rename, fsync of the
+ * directory.
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include "fbstate.h"
+#include "queue.h"
+
+#define PENDING_MAGIC "keysafe-firstboot-pending-1"
+/* The longest line of a pending file ("shard " and 64 hex digits, a
+ * fingerprint, a profile name) is far shorter.  */
+#define LINE_MAX_LEN 256
+
+gpg_error_t
+ks_fbstate_path (const char *home, const char *file, char **r_path)
+{
+  size_t n = strlen (home) + strlen (file) + 2;
+
+  *r_path = gcry_malloc (n);
+  if (!*r_path)
+    return gpg_error_from_syserror ();
+  snprintf (*r_path, n, "%s/%s", home, file);
+  return 0;
+}
+
+int
+ks_fbstate_exists (const char *path)
+{
+  struct stat st;
+
+  return !lstat (path, &st);
+}
+
+/* Write TEXT to HOME/FILE: whole or not at all.  */
+static gpg_error_t
+write_atomic (const char *home, const char *file, const char *text)
+{
+  gpg_error_t err;
+  char *path = NULL, *tmp = NULL;
+  size_t n;
+  int fd = -1;
+  gpgrt_stream_t fp = NULL;
+
+  err = ks_fbstate_path (home, file, &path);
+  if (err)
+    goto leave;
+  n = strlen (path) + 5;
+  tmp = gcry_malloc (n);
+  if (!tmp)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  snprintf (tmp, n, "%s.tmp", path);
+  unlink (tmp);
+  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  fp = gpgrt_fdopen (fd, "w");
+  if (!fp)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  fd = -1;   /* FP owns it now */
+  if (gpgrt_fputs (text, fp) == EOF || gpgrt_fflush (fp)
+      || fsync (gpgrt_fileno (fp)))
+    err = gpg_error_from_syserror ();
+  if (gpgrt_fclose (fp) && !err)
+    err = gpg_error_from_syserror ();
+  fp = NULL;
+  if (!err && rename (tmp, path))
+    err = gpg_error_from_syserror ();
+  if (err)
+    unlink (tmp);
+  else
+    {
+      /* The rename itself must survive a crash.  */
+      int dfd = open (home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+      if (dfd >= 0)
+        {
+          fsync (dfd);
+          close (dfd);
+        }
+    }
+
+ leave:
+  if (fp)
+    gpgrt_fclose (fp);
+  if (fd >= 0)
+    close (fd);
+  gcry_free (path);
+  gcry_free (tmp);
+  return err;
+}
+
+gpg_error_t
+ks_fbstate_lock (const char *home, int *r_fd)
+{
+  gpg_error_t err;
+  char *path = NULL;
+  int fd;
+
+  *r_fd = -1;
+  err = ks_fbstate_path (home, KS_FBSTATE_LOCK, &path);
+  if (err)
+    return err;
+  fd = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    err = gpg_error_from_syserror ();
+  else if (flock (fd, LOCK_EX | LOCK_NB))
+    {
+      err = errno == EWOULDBLOCK ? gpg_error (GPG_ERR_LOCKED)
+                                 : gpg_error_from_syserror ();
+      close (fd);
+    }
+  else
+    *r_fd = fd;
+  gcry_free (path);
+  return err;
+}
+
+static int
+cmp_name (const void *a, const void *b)
+{
+  return strcmp (a, b);
+}
+
+int
+ks_fbstate_names_have (const ks_fbnames_t *s, const char *name)
+{
+  return s->count && bsearch (name, s->name, s->count, sizeof *s->name,
+                              cmp_name) != NULL;
+}
+
+void
+ks_fbstate_names_release (ks_fbnames_t *s)
+{
+  gcry_free (s->name);
+  s->name = NULL;
+  s->count = 0;
+}
+
+gpg_error_t
+ks_fbstate_queue_names (const char *homedir, ks_fbnames_t *s)
+{
+  gpg_error_t err;
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0, i;
+
+  s->name = NULL;
+  s->count = 0;
+  err = ks_queue_list (homedir, &q, &nq);
+  if (err)
+    return err;
+  if (nq)
+    {
+      s->name = gcry_calloc (nq, sizeof *s->name);
+      if (!s->name)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      for (i = 0; i < nq; i++)
+        memcpy (s->name[i], q[i].name, sizeof s->name[i]);
+      s->count = nq;
+      qsort (s->name, nq, sizeof *s->name, cmp_name);
+    }
+
+ leave:
+  ks_queue_list_free (q, nq);
+  return err;
+}
+
+gpg_error_t
+ks_fbstate_names_added (const ks_fbnames_t *before,
+                        const ks_fbnames_t *after, ks_fbnames_t *added)
+{
+  size_t i;
+
+  added->name = NULL;
+  added->count = 0;
+  if (!after->count)
+    return 0;
+  added->name = gcry_calloc (after->count, sizeof *added->name);
+  if (!added->name)
+    return gpg_error_from_syserror ();
+  for (i = 0; i < after->count; i++)
+    if (!ks_fbstate_names_have (before, after->name[i]))
+      memcpy (added->name[added->count++], after->name[i],
+              sizeof added->name[0]);
+  return 0;
+}
+
+gpg_error_t
+ks_fbstate_servers_holding (const char *homedir,
+                            const ks_fbnames_t *pending, unsigned int n,
+                            unsigned int *r_nok, size_t *r_left)
+{
+  gpg_error_t err;
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0, i, j, left = 0;
+  unsigned int shorts = 0;
+
+  *r_nok = 0;
+  *r_left = 0;
+  err = ks_queue_list (homedir, &q, &nq);
+  if (err)
+    return err;
+  for (i = 0; i < nq; i++)
+    {
+      if (!ks_fbstate_names_have (pending, q[i].name))
+        continue;
+      left++;
+      for (j = 0; j < i; j++)
+        if (ks_fbstate_names_have (pending, q[j].name)
+            && !strcmp (q[j].url, q[i].url))
+          break;
+      if (j == i)
+        shorts++;
+    }
+  *r_nok = shorts < n ? n - shorts : 0;
+  *r_left = left;
+  ks_queue_list_free (q, nq);
+  return 0;
+}
+
+gpg_error_t
+ks_fbstate_write_marker (const char *home, const char *fpr,
+                         const char *profile, size_t queued)
+{
+  gpg_error_t err;
+  char date[64], *text;
+  time_t now = time (NULL);
+  struct tm tm;
+
+  if (!gmtime_r (&now, &tm)
+      || !strftime (date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+    snprintf (date, sizeof date, "%lld", (long long)now);
+  text = gpgrt_bsprintf ("# keysafe firstboot is done; delete this file to"
+                         " run it again.\n"
+                         "date %s\nfingerprint %s\nprofile %s\n"
+                         "queued %zu\n", date, fpr, profile, queued);
+  if (!text)
+    return gpg_error_from_syserror ();
+  err = write_atomic (home, KS_FBSTATE_MARKER, text);
+  gpgrt_free (text);
+  return err;
+}
+
+gpg_error_t
+ks_fbstate_write_pending (const char *home, const char *fpr,
+                          const char *profile, unsigned int n,
+                          unsigned int k, const ks_fbnames_t *newq)
+{
+  gpg_error_t err;
+  char *text, *p;
+  size_t i, size;
+
+  if (newq->count > KS_FBSTATE_MAX_PENDING)
+    return gpg_error (GPG_ERR_TOO_LARGE);
+  size = 512 + strlen (fpr) + strlen (profile)
+    + newq->count * (KS_NAME_HEX_LEN + 8);
+  text = gcry_malloc (size);
+  if (!text)
+    return gpg_error_from_syserror ();
+  p = text;
+  p += snprintf (p, size, "%s\nfingerprint %s\nprofile %s\nshares %u\n"
+                 "threshold %u\n", PENDING_MAGIC, fpr, profile, n, k);
+  for (i = 0; i < newq->count; i++)
+    p += snprintf (p, size - (p - text), "shard %s\n", newq->name[i]);
+  err = write_atomic (home, KS_FBSTATE_PENDING, text);
+  gcry_free (text);
+  return err;
+}
+
+gpg_error_t
+ks_fbstate_read_pending (const char *path, ks_fbpending_t *pd)
+{
+  gpg_error_t err = 0;
+  gpgrt_stream_t fp = NULL;
+  char *line = NULL;
+  size_t linesize = 0, maxlen, cap = 0;
+  ssize_t len;
+  int fd, first = 1;
+
+  memset (pd, 0, sizeof *pd);
+  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return gpg_error_from_syserror ();
+  fp = gpgrt_fdopen (fd, "r");
+  if (!fp)
+    {
+      err = gpg_error_from_syserror ();
+      close (fd);
+      return err;
+    }
+  /* Bounded: lines of at most LINE_MAX_LEN bytes, at most
+   * KS_FBSTATE_MAX_PENDING names.  */
+  for (;;)
+    {
+      maxlen = LINE_MAX_LEN;
+      len = gpgrt_read_line (fp, &line, &linesize, &maxlen);
+      if (len < 0)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      if (!len)
+        break;
+      if (!maxlen || line[len - 1] != '\n')
+        {
+          err = gpg_error (GPG_ERR_INV_DATA);   /* too long or cut */
+          goto leave;
+        }
+      line[len - 1] = 0;
+      if (first)
+        {
+          if (strcmp (line, PENDING_MAGIC))
+            {
+              err = gpg_error (GPG_ERR_INV_DATA);
+              goto leave;
+            }
+          first = 0;
+        }
+      else if (!strncmp (line, "fingerprint ", 12))
+        snprintf (pd->fpr, sizeof pd->fpr, "%s", line + 12);
+      else if (!strncmp (line, "profile ", 8))
+        snprintf (pd->profile, sizeof pd->profile, "%s", line + 8);
+      else if (!strncmp (line, "shares ", 7))
+        pd->n = (unsigned int)strtoul (line + 7, NULL, 10);
+      else if (!strncmp (line, "threshold ", 10))
+        pd->k = (unsigned int)strtoul (line + 10, NULL, 10);
+      else if (!strncmp (line, "shard ", 6)
+               && strlen (line + 6) == KS_NAME_HEX_LEN)
+        {
+          if (pd->names.count == KS_FBSTATE_MAX_PENDING)
+            {
+              err = gpg_error (GPG_ERR_TOO_LARGE);
+              goto leave;
+            }
+          if (pd->names.count == cap)
+            {
+              void *nn;
+
+              cap = cap ? 2 * cap : 16;
+              nn = gcry_realloc (pd->names.name,
+                                 cap * sizeof *pd->names.name);
+              if (!nn)
+                {
+                  err = gpg_error_from_syserror ();
+                  goto leave;
+                }
+              pd->names.name = nn;
+            }
+          memcpy (pd->names.name[pd->names.count++], line + 6,
+                  KS_NAME_HEX_LEN + 1);
+        }
+    }
+  if (first || !*pd->fpr || !*pd->profile || pd->k < 2 || pd->k > pd->n
+      || pd->n > KS_SHAMIR_MAX_SHARES)
+    {
+      err = gpg_error (GPG_ERR_INV_DATA);
+      goto leave;
+    }
+  if (pd->names.count)
+    qsort (pd->names.name, pd->names.count, sizeof *pd->names.name,
+           cmp_name);
+
+ leave:
+  if (err)
+    ks_fbstate_names_release (&pd->names);
+  gpgrt_free (line);
+  gpgrt_fclose (fp);
+  return err;
+}
+
+void
+ks_fbstate_drop_pending (const char *homedir, const char *path,
+                         const ks_fbnames_t *pending)
+{
+  ks_queue_entry_t *q = NULL;
+  size_t nq = 0, i;
+
+  if (!ks_queue_list (homedir, &q, &nq))
+    for (i = 0; i < nq; i++)
+      if (ks_fbstate_names_have (pending, q[i].name))
+        ks_queue_remove (&q[i]);
+  ks_queue_list_free (q, nq);
+  unlink (path);
+}
