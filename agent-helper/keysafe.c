@@ -1,9 +1,10 @@
 /* keysafe.c - the command line face of the flows
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * keysafe COMMAND [options]; COMMAND is backup, restore, check, servers
- * or upload-queued.  Everything the user sees goes to stderr, except
- * the restored secret with --stdout and the list of `keysafe servers`.
+ * keysafe COMMAND [options]; COMMAND is backup, restore, check, servers,
+ * upload-queued or firstboot.  Everything the user sees goes to stderr,
+ * except the restored secret with --stdout and the list of `keysafe
+ * servers`.
  */
 #include <config.h>
 #include <stdio.h>

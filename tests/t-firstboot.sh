@@ -12,9 +12,9 @@
 #  2. One server down: 2 of 3 servers hold their shards, first boot is
 #     done, the rest waits in the upload queue (fake-pinentry.sh answers
 #     the password, --name gives the name, --no-protection).
-#  3. Two servers down: non-zero, a clear message, no marker; with the
-#     servers back the next run finishes the same backup, no second key,
-#     and it restores.
+#  3. Two servers down, --userid: non-zero, a clear message, no marker;
+#     with the servers back the next run finishes the same backup, no
+#     second key, and it restores.
 #  4. Several secret keys, --batch: the first is backed up and named;
 #     while another run holds the lock, a run does nothing.
 
@@ -125,6 +125,9 @@ grep_in "first boot is done" "first boot is done" "$T_WORK/run1.err"
 ok "the marker is there" test -f "$GNUPGHOME/$MARKER"
 eq "one secret key" "$(seckeys)" 1
 FPR=$(first_fpr)
+"$GPG" --batch --with-colons --list-secret-keys >"$T_WORK/uids" 2>/dev/null
+grep_in "the user ID is login@host from the passwd entry" \
+  "^uid:.*<$(id -un)@$(hostname)>" "$T_WORK/uids"
 grep_in "the marker names the key" "^fingerprint $FPR\$" "$GNUPGHOME/$MARKER"
 grep_in "the marker names the profile" "^profile test\$" "$GNUPGHOME/$MARKER"
 grep_in "the marker has a date" "^date 20[0-9-]*T[0-9:]*Z\$" "$GNUPGHOME/$MARKER"
@@ -190,7 +193,8 @@ pinentry_setup "$PW"
 srv_stop 2
 srv_stop 3
 B1=$(count 1)
-fails "run with servers 2 and 3 down fails" fb two1 --name "fb two down"
+fails "run with servers 2 and 3 down fails" fb two1 --name "fb two down" \
+  --userid "Fb Tester <fb@example.org>"
 grep_in "says why" "NOT restorable" "$T_WORK/two1.err"
 grep_in "says first boot is not done" "first boot is not done" \
   "$T_WORK/two1.err"
@@ -198,6 +202,9 @@ grep_in "says the key stays" "stays" "$T_WORK/two1.err"
 ok "no marker" test ! -e "$GNUPGHOME/$MARKER"
 eq "one secret key" "$(seckeys)" 1
 FPR3=$(first_fpr)
+"$GPG" --batch --with-colons --list-secret-keys >"$T_WORK/uids" 2>/dev/null
+grep_in "the key has the --userid" "^uid:.*Fb Tester <fb@example.org>" \
+  "$T_WORK/uids"
 ok "server 1 got its shards" test "$(count 1)" -gt "$B1"
 srv_start 2
 srv_start 3
