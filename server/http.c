@@ -151,13 +151,14 @@ reply_not_allowed (struct MHD_Connection *conn, int is_info)
  * libmicrohttpd 0.9.75 refuses MHD_queue_response while the access
  * handler is given body data (its header says so, and it returns
  * MHD_NO whether or not the connection is suspended), and a handler
- * that stops taking the data gets a 500 from MHD.  So the answer is written here, in the same form as
- * MHD's own, onto the connection's socket; the caller then returns
- * MHD_NO and MHD closes the connection without reading the rest.  This
- * is safe because a body callback only runs once the request head and
- * any "100 Continue" have been sent in full: nothing of MHD's is
- * waiting in front of it.  The socket is non-blocking and its send
- * buffer empty, so the short answer goes out at once or not at all.  */
+ * that stops taking the data gets a 500 from MHD.  So the answer is
+ * written here, in the same form as MHD's own, onto the connection's
+ * socket; the caller then returns MHD_NO and MHD closes the connection
+ * without reading the rest.  This is safe because a body callback only
+ * runs once the request head and any "100 Continue" have been sent in
+ * full: nothing of MHD's is waiting in front of it.  The socket is
+ * non-blocking and its send buffer empty, so the short answer goes out
+ * at once or not at all.  */
 static void
 reply_cut (struct MHD_Connection *conn, unsigned int status)
 {

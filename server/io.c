@@ -3,6 +3,7 @@
  */
 #include <config.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "io.h"
 
@@ -23,4 +24,14 @@ ks_io_write_all (int fd, const void *buf, size_t len)
       len -= n;
     }
   return 0;
+}
+
+int
+ks_io_openat_quiet (int dirfd, const char *path, int flags)
+{
+  int fd = openat (dirfd, path, flags | O_NOATIME);
+
+  if (fd < 0 && errno == EPERM)
+    fd = openat (dirfd, path, flags);
+  return fd;
 }

@@ -83,7 +83,8 @@ remove_temps (int rootfd, const char *rel, unsigned long *count)
   struct dirent *de;
   int fd, removed = 0;
 
-  fd = openat (rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  fd = ks_io_openat_quiet (rootfd, rel,
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return gpg_error_from_syserror ();
   dir = fdopendir (fd);
@@ -139,7 +140,8 @@ ks_store_open (const char *dirname, ks_store_t **r_store,
   store = calloc (1, sizeof *store);
   if (!store)
     return gpg_error_from_syserror ();
-  store->rootfd = open (dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  store->rootfd = ks_io_openat_quiet (AT_FDCWD, dirname,
+                                      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (store->rootfd < 0)
     {
       err = gpg_error_from_syserror ();
@@ -160,8 +162,9 @@ ks_store_open (const char *dirname, ks_store_t **r_store,
     {
       if (!ks_store_pair_is_valid (de1->d_name))
         continue;
-      fd = openat (store->rootfd, de1->d_name,
-                   O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      fd = ks_io_openat_quiet (store->rootfd, de1->d_name,
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC
+                               | O_NOFOLLOW);
       if (fd < 0)
         continue;
       mid = fdopendir (fd);
@@ -384,7 +387,8 @@ ks_store_open_shard (ks_store_t *store, const char *name,
   if (!ks_store_name_is_valid (name))
     return gpg_error (GPG_ERR_INV_NAME);
   path_of (name, rel);
-  fd = openat (store->rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  fd = ks_io_openat_quiet (store->rootfd, rel,
+                           O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
       if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)

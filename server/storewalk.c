@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include "store.h"
+#include "io.h"
 
 static int
 is_dot (const char *s)
@@ -76,7 +77,8 @@ walk_leaf (walk_state_t *ws, int fd, const char *a, const char *b)
             note (ws, _("wrong name or place"), a, b, n);
           continue;
         }
-      sfd = openat (dirfd (dir), n, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+      sfd = ks_io_openat_quiet (dirfd (dir), n,
+                                O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
       if (sfd < 0 || fstat (sfd, &st) || !S_ISREG (st.st_mode))
         {
           if (sfd >= 0)
@@ -133,8 +135,9 @@ walk_level (walk_state_t *ws, int fd, const char *a)
         continue;
       sub = -1;
       if (ks_store_pair_is_valid (de->d_name))
-        sub = openat (dirfd (dir), de->d_name,
-                      O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        sub = ks_io_openat_quiet (dirfd (dir), de->d_name,
+                                  O_RDONLY | O_DIRECTORY | O_CLOEXEC
+                                  | O_NOFOLLOW);
       if (sub < 0)
         {
           if (ws->report)
@@ -152,7 +155,8 @@ walk_level (walk_state_t *ws, int fd, const char *a)
 static gpg_error_t
 walk_top (walk_state_t *ws, const char *dirname)
 {
-  int fd = open (dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = ks_io_openat_quiet (AT_FDCWD, dirname,
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
   if (fd < 0)
     return gpg_error_from_syserror ();

@@ -34,6 +34,11 @@ ok "every acknowledged shard intact, nothing partial served" \
    sh -c "echo '$r' | grep -q 'bad=0'"
 ok "verify saw every acknowledged shard" \
    sh -c "echo '$r' | grep -q 'intact=$acked '"
+# The GETs of verify read every acknowledged shard: their access times
+# stay at the epoch too (O_NOATIME), so nothing tells when a shard was
+# last fetched.  Checked before anything else here reads the files.
+eq "reads leave access times at the epoch" \
+   "$(find "$S" -type f -printf '%A@\n' | sed 's/\..*//' | sort -u)" 0
 eq "no temp file after the restart" "$(find "$S" -name 'tmp.*')" ""
 eq "only shards in the store" "$(only_shards "$S")" ""
 # Every stored file is a whole body.
