@@ -65,6 +65,8 @@ eq "NOP after bad input" "$(nth_reply "$T_WORK/bad.out" 3)" OK
 # One client at a time: A stays connected (its stdin is a FIFO we hold
 # open), B is refused at once, C is served after A has left.
 mkfifo "$T_WORK/a.fifo"
+# Count the connections before A starts: A may be in at once.
+nconn=$(grep -c 'client connected' "$T_WORK/daemon.log" || true)
 timeout "$GCA_TIMEOUT" gpg-connect-agent -S "$SOCK" <"$T_WORK/a.fifo" \
   >"$T_WORK/a.out" 2>"$T_WORK/a.err" &
 APID=$!
@@ -72,7 +74,6 @@ exec 7>"$T_WORK/a.fifo"
 echo NOP >&7
 # gpg-connect-agent buffers its output in a pipe: the daemon's verbose
 # log tells when A is in.
-nconn=$(grep -c 'client connected' "$T_WORK/daemon.log" || true)
 for i in $(seq 1 100); do
   [ "$(grep -c 'client connected' "$T_WORK/daemon.log")" -gt "$nconn" ] && break
   sleep 0.1
