@@ -144,6 +144,10 @@ lat ()
     f != "avg" && $1 == f { print us($2) }' "$1"
 }
 
+# The machine may be shared: every section prints the load average.
+load () { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+
+load
 echo "== filling a store of 1000 shards of $SIZE bytes"
 "$FILL" "$W/small" 1000 "$SIZE" > "$W/small.names"
 
@@ -167,11 +171,18 @@ echo "PUT ratio keysafe/nginx: $(awk -v a="$KS_PUT" -v b="$NG_PUT" 'BEGIN {print
 nginx_stop
 ks_stop
 
+load
 echo "== filling a store of $BIG shards of $BIGSIZE bytes (no fsync)"
 t0=$(date +%s)
 "$FILL" "$W/big" "$BIG" "$BIGSIZE" > "$W/big.names"
 echo "filled in $(( $(date +%s) - t0 )) s"
 "$FILL" "$W/small2" 1000 "$BIGSIZE" > "$W/small2.names"
+# The fill leaves gigabytes dirty; let them reach the disk first, or the
+# latency runs measure the kernel's writeback of the fill (a real store
+# is written over months) instead of the server.
+t0=$(date +%s)
+sync
+echo "synced in $(( $(date +%s) - t0 )) s"
 
 shuf -n 1000 "$W/big.names" > "$W/bigsample.names"
 
@@ -189,6 +200,7 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 fi
 echo "== GET latency, one connection (wrk -t1 -c1 --latency, ${DUR}s each, 3 rounds${PIN_SRV:+, pinned})"
 for round in 1 2 3; do
+  echo "round $round: $(load)"
   for s in small2 bigsample big; do
     case $s in bigsample) store=big ;; *) store=$s ;; esac
     rm -f "$W/ks.port"
@@ -205,8 +217,10 @@ for round in 1 2 3; do
       HWM=$(awk '/^VmHWM/ {print $2}' /proc/$KS_PID/status)
     fi
     ks_stop
+    echo "  $s: avg $(lat "$W/lat-$s.$round.out" avg) us, p50 $(lat "$W/lat-$s.$round.out" 50%) us, p99 $(lat "$W/lat-$s.$round.out" 99%) us"
   done
 done
+load
 median3 () { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 for s in small2 bigsample big; do
   eval "AVG_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-$s.$r.out" avg; done | tr '\n' ' '))"
