@@ -7,128 +7,32 @@
 # keysafe.  Every wait is bounded; everything is cleaned up on exit.
 # All runs use --profile test (the default profile takes many minutes).
 
-set -e
-: "${top_builddir:=..}"
-: "${srcdir:=.}"
-SERVER="$top_builddir/server/keysafe-server"
+. "${srcdir:-.}/t-lib.sh"
 KEYSAFE="$top_builddir/agent-helper/keysafe"
-[ -x "$SERVER" ] || { echo "SKIP: no $SERVER"; exit 77; }
 [ -x "$KEYSAFE" ] || { echo "ERROR: no $KEYSAFE"; exit 99; }
 : "${GPG:=gpg}"
 [ "$GPG" != no ] && command -v "$GPG" >/dev/null \
   || { echo "SKIP: gpg missing"; exit 77; }
-command -v curl >/dev/null || { echo "SKIP: curl(1) missing"; exit 77; }
 
-T_WORK=$(mktemp -d /tmp/ksXXXXXX)
-T_PIDS=""
-T_CHECKS=0
-T_FAILS=0
-T_GNUPGHOME=""
 PW="correct horse battery staple 4711"
 POW=${POW:-4}
-
-t_cleanup ()
-{
-  local p
-  for p in $T_PIDS; do
-    kill -CONT "$p" 2>/dev/null || true
-    kill -TERM "$p" 2>/dev/null || true
-  done
-  for p in $T_PIDS; do
-    wait "$p" 2>/dev/null || true
-  done
-  if [ -n "$T_GNUPGHOME" ]; then
-    GNUPGHOME="$T_GNUPGHOME" gpgconf --kill all 2>/dev/null || true
-    rm -rf "$T_GNUPGHOME"
-  fi
-  rm -rf "$T_WORK"
-}
-trap t_cleanup EXIT
-
-ok ()
-{
-  local what="$1"
-  shift
-  T_CHECKS=$((T_CHECKS + 1))
-  if "$@"; then
-    echo "ok: $what"
-  else
-    T_FAILS=$((T_FAILS + 1))
-    echo "FAIL: $what" >&2
-  fi
-}
-
-# fails DESCRIPTION COMMAND...: the command must fail.
-fails ()
-{
-  local what="$1"
-  shift
-  T_CHECKS=$((T_CHECKS + 1))
-  if "$@"; then
-    T_FAILS=$((T_FAILS + 1))
-    echo "FAIL (succeeded): $what" >&2
-  else
-    echo "ok: $what"
-  fi
-}
-
-eq ()
-{
-  T_CHECKS=$((T_CHECKS + 1))
-  if [ "$2" != "$3" ]; then
-    T_FAILS=$((T_FAILS + 1))
-    echo "FAIL: $1: got '$2', want '$3'" >&2
-  else
-    echo "ok: $1"
-  fi
-}
-
-# grep_in DESCRIPTION PATTERN FILE
-grep_in ()
-{
-  T_CHECKS=$((T_CHECKS + 1))
-  if grep -q -e "$2" "$3"; then
-    echo "ok: $1"
-  else
-    T_FAILS=$((T_FAILS + 1))
-    echo "FAIL: $1: no '$2' in $3:" >&2
-    sed 's/^/  | /' "$3" >&2
-  fi
-}
-
-t_done ()
-{
-  echo "$T_CHECKS checks, $T_FAILS failed"
-  [ "$T_FAILS" -eq 0 ]
-}
 
 # srv_start IDX [LISTEN]: start server IDX (store $T_WORK/storeIDX);
 # sets PORT_IDX, URL_IDX, PID_IDX.  LISTEN defaults to 127.0.0.1:0 (or
 # the server's old port when it is restarted).
 srv_start ()
 {
-  local idx="$1" listen="${2:-}" pf i port pid
-  pf="$T_WORK/port.$idx"
-  rm -f "$pf"
+  local idx="$1" listen="${2:-}" port
   mkdir -p "$T_WORK/store$idx"
   if [ -z "$listen" ]; then
     eval "port=\${PORT_$idx:-0}"
     listen="127.0.0.1:$port"
   fi
-  "$SERVER" --foreground --store "$T_WORK/store$idx" --listen "$listen" \
-            --port-file "$pf" --pow-difficulty "$POW" \
-            2>>"$T_WORK/server$idx.log" &
-  pid=$!
-  T_PIDS="$T_PIDS $pid"
-  for i in $(seq 1 100); do
-    [ -s "$pf" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -s "$pf" ] || { echo "ERROR: server $idx did not start" >&2;
-                    cat "$T_WORK/server$idx.log" >&2; exit 99; }
-  port=$(cat "$pf")
-  eval "PORT_$idx=$port; PID_$idx=$pid; URL_$idx=http://127.0.0.1:$port"
+  srv_launch "$T_WORK/port.$idx" "$T_WORK/server$idx.log" \
+             --store "$T_WORK/store$idx" --listen "$listen" \
+             --pow-difficulty "$POW"
+  eval "PORT_$idx=$SRV_PORT; PID_$idx=$SRV_PID"
+  eval "URL_$idx=http://127.0.0.1:$SRV_PORT"
 }
 
 srv_stop ()

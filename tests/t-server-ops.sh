@@ -43,8 +43,7 @@ if ! command -v "$GPG" >/dev/null; then
 fi
 T_GNUPGHOME=$(mktemp -d /tmp/ksgXXXXXX)
 export GNUPGHOME="$T_GNUPGHOME"
-# T_GNUPGHOME is removed by the EXIT trap after gpgconf --kill.
-trap 't_cleanup; rm -rf "$T_GNUPGHOME"' EXIT
+# T_GNUPGHOME is removed by t_cleanup after gpgconf --kill.
 "$GPG" --batch --quiet --pinentry-mode loopback --passphrase '' \
        --quick-gen-key 'keysafe operator <op@example.invalid>' ed25519 cert,sign never 2>/dev/null
 fpr=$("$GPG" --batch --with-colons --list-keys op@example.invalid 2>/dev/null | awk -F: '/^fpr/ {print $10; exit}')
