@@ -31,12 +31,10 @@
 #include <pwd.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <gpgme.h>
 #include "flowutil.h"
 #include "agent.h"
 #include "gpg.h"
 #include "fbstate.h"
-
 
 
 /* The face the flows see during firstboot: the caller's face, except
@@ -164,93 +162,6 @@ default_userid (char **r_uid)
     *r_uid = gpgrt_bsprintf ("<%s@%s>", pw->pw_name, host);
   return *r_uid ? 0 : gpg_error_from_syserror ();
 }
-
-/* A GPGME context for HOMEDIR (NULL = the default).  */
-static gpg_error_t
-new_ctx (const char *homedir, gpgme_ctx_t *r_ctx)
-{
-  gpg_error_t err;
-  gpgme_ctx_t ctx = NULL;
-
-  *r_ctx = NULL;
-  err = ks_gpg_init ();
-  if (!err)
-    err = gpgme_new (&ctx);
-  if (err)
-    return err;
-  gpgme_set_protocol (ctx, GPGME_PROTOCOL_OpenPGP);
-  if (homedir)
-    err = gpgme_ctx_set_engine_info (ctx, GPGME_PROTOCOL_OpenPGP,
-                                     NULL, homedir);
-  if (err)
-    gpgme_release (ctx);
-  else
-    *r_ctx = ctx;
-  return err;
-}
-
-/* The fingerprint of the one secret key KEYID names, into FPR.  */
-static gpg_error_t
-resolve_key (const char *homedir, const char *keyid, char *fpr,
-             size_t fprsize)
-{
-  gpg_error_t err;
-  gpgme_ctx_t ctx = NULL;
-  gpgme_key_t key = NULL;
-
-  *fpr = 0;
-  err = new_ctx (homedir, &ctx);
-  if (err)
-    goto leave;
-  err = gpgme_get_key (ctx, keyid, &key, 1);
-  if (gpg_err_code (err) == GPG_ERR_EOF || (!err && (!key || !key->fpr)))
-    err = gpg_error (GPG_ERR_NO_SECKEY);
-  if (!err && strlen (key->fpr) >= fprsize)
-    err = gpg_error (GPG_ERR_INV_DATA);
-  if (!err)
-    snprintf (fpr, fprsize, "%s", key->fpr);
-
- leave:
-  gpgme_key_unref (key);
-  gpgme_release (ctx);
-  return err;
-}
-
-/* Make a key for USERID with GnuPG's default algorithm; its
- * fingerprint goes to FPR.  gpg-agent protects it in the normal way
- * (it asks for a passphrase through pinentry) unless NO_PROTECTION.  */
-static gpg_error_t
-create_key (const char *homedir, const char *userid, int no_protection,
-            char *fpr, size_t fprsize)
-{
-  gpg_error_t err;
-  gpgme_ctx_t ctx = NULL;
-  gpgme_genkey_result_t res;
-
-  *fpr = 0;
-  err = new_ctx (homedir, &ctx);
-  if (err)
-    goto leave;
-  /* ALGO NULL is "default": primary key and encryption subkey as the
-   * installed GnuPG makes them; EXPIRES 0 is GnuPG's default too.  */
-  err = gpgme_op_createkey (ctx, userid, NULL, 0, 0, NULL,
-                            no_protection ? GPGME_CREATE_NOPASSWD : 0);
-  if (err)
-    goto leave;
-  res = gpgme_op_genkey_result (ctx);
-  if (!res || !res->fpr || strlen (res->fpr) >= fprsize)
-    {
-      err = gpg_error (GPG_ERR_GENERAL);
-      goto leave;
-    }
-  /* Copied: the next operation on CTX frees the result.  */
-  snprintf (fpr, fprsize, "%s", res->fpr);
-
- leave:
-  gpgme_release (ctx);
-  return err;
-}
-
 
 /* The secret keys: how many, the first one, and whether WANT is one.  */
 struct fb_keys
@@ -466,7 +377,7 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
     }
   if (opt->gpgkeyid)
     {
-      err = resolve_key (opt->homedir, opt->gpgkeyid, fpr, sizeof fpr);
+      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, fpr, sizeof fpr);
       if (err)
         {
           ks_ui_errorf (ui, _("no secret key '%s': %s"), opt->gpgkeyid,
@@ -509,7 +420,7 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
       ks_ui_infof (ui, _("no secret key yet: creating one for '%s' with"
                          " GnuPG's default algorithm%s..."), userid,
                    opt->no_protection ? _(", without a passphrase") : "");
-      err = create_key (opt->homedir, userid, opt->no_protection,
+      err = ks_gpg_create_key (opt->homedir, userid, opt->no_protection,
                         fpr, sizeof fpr);
       if (err)
         {

@@ -217,6 +217,68 @@ ks_gpg_list_secret (const char *homedir,
   return err;
 }
 
+/* The fingerprint of the one secret key KEYID names, into FPR.  */
+gpg_error_t
+ks_gpg_resolve_secret (const char *homedir, const char *keyid, char *fpr,
+                       size_t fprsize)
+{
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+  gpgme_key_t key = NULL;
+
+  *fpr = 0;
+  err = new_ctx (homedir, &ctx);
+  if (err)
+    goto leave;
+  err = gpgme_get_key (ctx, keyid, &key, 1);
+  if (gpg_err_code (err) == GPG_ERR_EOF || (!err && (!key || !key->fpr)))
+    err = gpg_error (GPG_ERR_NO_SECKEY);
+  if (!err && strlen (key->fpr) >= fprsize)
+    err = gpg_error (GPG_ERR_INV_DATA);
+  if (!err)
+    snprintf (fpr, fprsize, "%s", key->fpr);
+
+ leave:
+  gpgme_key_unref (key);
+  gpgme_release (ctx);
+  return err;
+}
+
+/* Make a key for USERID with GnuPG's default algorithm; its
+ * fingerprint goes to FPR.  gpg-agent protects it in the normal way
+ * (it asks for a passphrase through pinentry) unless NO_PROTECTION.  */
+gpg_error_t
+ks_gpg_create_key (const char *homedir, const char *userid,
+                   int no_protection, char *fpr, size_t fprsize)
+{
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+  gpgme_genkey_result_t res;
+
+  *fpr = 0;
+  err = new_ctx (homedir, &ctx);
+  if (err)
+    goto leave;
+  /* ALGO NULL is "default": primary key and encryption subkey as the
+   * installed GnuPG makes them; EXPIRES 0 is GnuPG's default too.  */
+  err = gpgme_op_createkey (ctx, userid, NULL, 0, 0, NULL,
+                            no_protection ? GPGME_CREATE_NOPASSWD : 0);
+  if (err)
+    goto leave;
+  res = gpgme_op_genkey_result (ctx);
+  if (!res || !res->fpr || strlen (res->fpr) >= fprsize)
+    {
+      err = gpg_error (GPG_ERR_GENERAL);
+      goto leave;
+    }
+  /* Copied: the next operation on CTX frees the result.  */
+  snprintf (fpr, fprsize, "%s", res->fpr);
+
+ leave:
+  gpgme_release (ctx);
+  return err;
+}
+
 gpg_error_t
 ks_gpg_homedir (const char *homedir, char **r_dir)
 {

@@ -1,4 +1,4 @@
-/* gpg.h - the GnuPG side: export, import and key listing via GPGME
+/* gpg.h - the GnuPG side: export, import, key listing and key creation via GPGME
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef KS_GPG_H
@@ -27,6 +27,18 @@ gpg_error_t ks_gpg_list_secret (const char *homedir,
                                 void (*cb) (void *arg, const char *fpr,
                                             const char *uid),
                                 void *arg);
+
+/* The fingerprint of the one secret key KEYID names, into FPR
+ * (FPRSIZE bytes).  GPG_ERR_NO_SECKEY when there is none.  */
+gpg_error_t ks_gpg_resolve_secret (const char *homedir, const char *keyid,
+                                   char *fpr, size_t fprsize);
+
+/* Make a key for USERID with GnuPG's default algorithm (primary key and
+ * encryption subkey); its fingerprint goes to FPR.  gpg-agent protects
+ * it the normal way (a passphrase asked through pinentry) unless
+ * NO_PROTECTION.  */
+gpg_error_t ks_gpg_create_key (const char *homedir, const char *userid,
+                               int no_protection, char *fpr, size_t fprsize);
 
 /* The GnuPG home directory in use (gcry_malloc'd).  */
 gpg_error_t ks_gpg_homedir (const char *homedir, char **r_dir);
