@@ -377,7 +377,8 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
     }
   if (opt->gpgkeyid)
     {
-      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, fpr, sizeof fpr);
+      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, fpr,
+                                   sizeof fpr);
       if (err)
         {
           ks_ui_errorf (ui, _("no secret key '%s': %s"), opt->gpgkeyid,
