@@ -223,6 +223,19 @@ eq "config: store" "$(put "$(randname)" "$T_WORK/b512")" 201
 ok "config: store dir used" test -d "$T_WORK/store2"
 srv_stop
 ok "warning about PoW off" grep -q "proof of work is OFF" "$T_WORK/server.log"
+
+# Shards up to 64 KiB are read into memory and sent with the head; larger
+# ones (a larger --max-shard-bytes) go out with sendfile: both byte-exact,
+# at the sizes on either side of the switch.
+srv_start "$T_WORK/store3" --pow-difficulty 0 --max-shard-bytes 300000
+for sz in 1 65535 65536 65537 300000; do
+  head -c "$sz" /dev/urandom > "$T_WORK/bsz"
+  n=$(randname)
+  eq "PUT $sz bytes" "$(put "$n" "$T_WORK/bsz")" 201
+  eq "GET $sz bytes" "$(curl -s -m 30 -o "$T_WORK/got" -w '%{http_code}' "$BASE/v1/shard/$n")" 200
+  ok "$sz bytes byte-exact" cmp -s "$T_WORK/bsz" "$T_WORK/got"
+done
+srv_stop
 "$SERVER" --version | grep -q "keysafe-server 0.1.0"
 ok "--version" test $? = 0
 ok "--help" sh -c "'$SERVER' --help | grep -q -- --max-shard-bytes"
