@@ -9,11 +9,13 @@
 #
 # Figures printed:
 #   GET req/s of keysafe-server and of nginx serving the same hashed tree
-#   as static files (target: keysafe >= 0.7x nginx), PUT req/s of both
+#   as static files (target: keysafe >= 0.7x nginx; medians of three
+#   alternating rounds, with each server's CPU time per request), PUT req/s of both
 #   (keysafe fsyncs file and directory per PUT, nginx's WebDAV PUT does
 #   not: the ratio is shown for information), the server's RSS (target
 #   < 32 MiB), GET latency with 1,000 vs BIG stored shards on one
-#   connection (target: ratio <= 1.2).
+#   connection (target: ratio <= 1.2), for keysafe-server and, as the
+#   same-run reference for what the file system costs, for nginx.
 set -e
 top_builddir=${top_builddir:-..}
 SERVER="$top_builddir/server/keysafe-server"
@@ -54,15 +56,15 @@ ks_stop ()
   kill -TERM "$KS_PID"; wait "$KS_PID" 2>/dev/null || true
 }
 
-nginx_start ()   # STORE -> NG_PID NG_PORT
+nginx_start ()   # STORE [WORKERS [PIN]] -> NG_PID NG_PORT
 {
-  local port try
+  local port try workers=${2:-2} pin=$3
   mkdir -p "$W/ng" "$W/dav"
   for try in $(seq 1 20); do
     port=$((20000 + RANDOM % 40000))
     cat > "$W/ng/nginx.conf" <<EOF
 user root;
-worker_processes 2;
+worker_processes $workers;
 daemon off;
 pid $W/ng/nginx.pid;
 error_log $W/ng/error.log;
@@ -92,7 +94,7 @@ http {
   }
 }
 EOF
-    nginx -p "$W/ng" -c "$W/ng/nginx.conf" 2>>"$W/ng/start.log" &
+    $pin nginx -p "$W/ng" -c "$W/ng/nginx.conf" 2>>"$W/ng/start.log" &
     NG_PID=$!
     sleep 0.5
     if kill -0 "$NG_PID" 2>/dev/null; then
@@ -144,6 +146,22 @@ lat ()
     f != "avg" && $1 == f { print us($2) }' "$1"
 }
 
+# cpu PID...: user+system CPU time of the processes (and, for nginx's
+# master, of its workers), in clock ticks
+cpu ()
+{
+  local p
+  for p in "$@" $(for p in "$@"; do pgrep -P "$p"; done); do
+    awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null
+  done | awk '{s += $1} END {print s + 0}'
+}
+# cpureq TICKS OUTPUT: CPU microseconds per request
+cpureq ()
+{
+  awk -v t="$1" -v hz="$(getconf CLK_TCK)" '/requests in/ {n = $1}
+    END {if (n) printf "%.1f", t * 1000000 / hz / n}' "$2"
+}
+
 # The machine may be shared: every section prints the load average.
 load () { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
@@ -153,13 +171,31 @@ echo "== filling a store of 1000 shards of $SIZE bytes"
 
 ks_start "$W/small"
 nginx_start "$W/small"
-echo "== GET throughput (wrk -t1 -c64, ${DUR}s, 1000 shards of $SIZE bytes)"
-NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-get.out"
-NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/ng-get.out"
-KS_GET=$(rps "$W/ks-get.out"); NG_GET=$(rps "$W/ng-get.out")
-echo "keysafe-server GET: $KS_GET req/s (non-2xx: $(non2xx "$W/ks-get.out"))"
-echo "nginx          GET: $NG_GET req/s (non-2xx: $(non2xx "$W/ng-get.out"))"
-echo "GET ratio keysafe/nginx: $(awk -v a="$KS_GET" -v b="$NG_GET" 'BEGIN {printf "%.2f", a / b}') (target >= 0.70)"
+NG_C=$(cpu "$NG_PID")
+# Both servers get the same two CPUs and two workers (threads for
+# keysafe-server, processes for nginx), and wrk floats on the same CPUs;
+# nothing is pinned, for either.  Three rounds alternate the servers so
+# a change in the machine's load hits both; the medians are the figures.
+# The CPU time each server spent per request is printed too: it depends
+# much less on the other load of the machine than req/s does.
+echo "== GET throughput (wrk -t1 -c64, ${DUR}s, 1000 shards of $SIZE bytes, 3 rounds, same 2 CPUs and 2 workers each)"
+median3 () { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+for round in 1 2 3; do
+  c0=$(cpu "$KS_PID")
+  NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-get.$round.out"
+  c1=$(cpu "$KS_PID")
+  NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/ng-get.$round.out"
+  c2=$(cpu "$NG_PID")
+  eval "KS_GET_$round=$(rps "$W/ks-get.$round.out") NG_GET_$round=$(rps "$W/ng-get.$round.out")"
+  eval "KS_CPU_$round=$(cpureq $((c1 - c0)) "$W/ks-get.$round.out")"
+  eval "NG_CPU_$round=$(cpureq $((c2 - NG_C)) "$W/ng-get.$round.out")"
+  NG_C=$c2
+  eval "echo \"  round $round: \$(load); keysafe-server \$KS_GET_$round req/s, \$KS_CPU_$round us CPU/req (non-2xx: $(non2xx "$W/ks-get.$round.out")); nginx \$NG_GET_$round req/s, \$NG_CPU_$round us CPU/req (non-2xx: $(non2xx "$W/ng-get.$round.out"))\""
+done
+KS_GET=$(median3 $KS_GET_1 $KS_GET_2 $KS_GET_3); NG_GET=$(median3 $NG_GET_1 $NG_GET_2 $NG_GET_3)
+echo "keysafe-server GET: median $KS_GET req/s, $(median3 $KS_CPU_1 $KS_CPU_2 $KS_CPU_3) us CPU/req"
+echo "nginx          GET: median $NG_GET req/s, $(median3 $NG_CPU_1 $NG_CPU_2 $NG_CPU_3) us CPU/req"
+echo "GET ratio keysafe/nginx: $(awk -v a="$KS_GET" -v b="$NG_GET" 'BEGIN {printf "%.2f", a / b}') (median of 3 rounds; per round: $(for r in 1 2 3; do eval "awk -v a=\$KS_GET_$r -v b=\$NG_GET_$r 'BEGIN {printf \"%.2f \", a / b}'"; done)) (target >= 0.70)"
 
 echo "== PUT throughput (wrk -t1 -c16, ${DUR}s, $SIZE-byte bodies, fresh names)"
 SIZE=$SIZE PREFIX=/v1/shard/ wrk -t1 -c16 -d"${DUR}s" -s "$W/put.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-put.out"
@@ -198,7 +234,7 @@ PIN_SRV=""; PIN_WRK=""
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
   PIN_SRV="taskset -c 0"; PIN_WRK="taskset -c 1"
 fi
-echo "== GET latency, one connection (wrk -t1 -c1 --latency, ${DUR}s each, 3 rounds${PIN_SRV:+, pinned})"
+echo "== GET latency, one connection (wrk -t1 -c1 --latency, ${DUR}s each, 3 rounds${PIN_SRV:+, pinned}; keysafe-server with 1 thread, then nginx with 1 worker)"
 for round in 1 2 3; do
   echo "round $round: $(load)"
   for s in small2 bigsample big; do
@@ -218,17 +254,29 @@ for round in 1 2 3; do
     fi
     ks_stop
     echo "  $s: avg $(lat "$W/lat-$s.$round.out" avg) us, p50 $(lat "$W/lat-$s.$round.out" 50%) us, p99 $(lat "$W/lat-$s.$round.out" 99%) us"
+    # nginx as the same-run reference: one worker on the server's CPU,
+    # the same store and names.
+    nginx_start "$W/$store" 1 "$PIN_SRV"
+    NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d2s -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > /dev/null
+    NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d"${DUR}s" --latency -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/lat-ng-$s.$round.out"
+    nginx_stop
+    echo "  nginx $s: avg $(lat "$W/lat-ng-$s.$round.out" avg) us, p50 $(lat "$W/lat-ng-$s.$round.out" 50%) us, p99 $(lat "$W/lat-ng-$s.$round.out" 99%) us"
   done
 done
 load
-median3 () { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 for s in small2 bigsample big; do
   eval "AVG_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-$s.$r.out" avg; done | tr '\n' ' '))"
   eval "P50_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-$s.$r.out" 50%; done | tr '\n' ' '))"
   eval "P99_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-$s.$r.out" 99%; done | tr '\n' ' '))"
   eval "echo \"$s: median avg \$AVG_$s us, p50 \$P50_$s us, p99 \$P99_$s us\""
+  eval "NAVG_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-ng-$s.$r.out" avg; done | tr '\n' ' '))"
+  eval "NP50_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-ng-$s.$r.out" 50%; done | tr '\n' ' '))"
+  eval "NP99_$s=\$(median3 $(for r in 1 2 3; do lat "$W/lat-ng-$s.$r.out" 99%; done | tr '\n' ' '))"
+  eval "echo \"nginx $s: median avg \$NAVG_$s us, p50 \$NP50_$s us, p99 \$NP99_$s us\""
 done
 ratio () { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 echo "latency ratio $BIG/1000 shards, same 1000-name working set: avg $(ratio "$AVG_bigsample" "$AVG_small2"), p50 $(ratio "$P50_bigsample" "$P50_small2") (target <= 1.2)"
 echo "latency ratio $BIG/1000 shards, names over the whole store:  avg $(ratio "$AVG_big" "$AVG_small2"), p50 $(ratio "$P50_big" "$P50_small2")"
+echo "nginx, same stores and names: same working set avg $(ratio "$NAVG_bigsample" "$NAVG_small2"), p50 $(ratio "$NP50_bigsample" "$NP50_small2"); whole store avg $(ratio "$NAVG_big" "$NAVG_small2"), p50 $(ratio "$NP50_big" "$NP50_small2")"
+echo "keysafe-server/nginx latency, same store and names: small2 avg $(ratio "$AVG_small2" "$NAVG_small2"), bigsample avg $(ratio "$AVG_bigsample" "$NAVG_bigsample"), big avg $(ratio "$AVG_big" "$NAVG_big")"
 echo "== server memory with $BIG shards after the runs: VmRSS $RSS KiB, peak VmHWM $HWM KiB (target < 32768 KiB)"
