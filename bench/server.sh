@@ -111,7 +111,12 @@ nginx_stop ()
   kill -TERM "$NG_PID"; wait "$NG_PID" 2>/dev/null || true
 }
 
+# wrk's math.random starts from the same seed in every run: without a
+# seed of its own, every run (and the warm-up before it) would ask for
+# the same names in the same order, and a run after another on the same
+# store would find those shards' dentries, inodes and pages just touched.
 cat > "$W/get.lua" <<'EOF'
+math.randomseed(tonumber(os.getenv("SEED")) or os.time())
 local names = {}
 for line in io.lines(os.getenv("NAMES")) do names[#names + 1] = line end
 request = function()
@@ -182,9 +187,9 @@ echo "== GET throughput (wrk -t1 -c64, ${DUR}s, 1000 shards of $SIZE bytes, 3 ro
 median3 () { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 for round in 1 2 3; do
   c0=$(cpu "$KS_PID")
-  NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-get.$round.out"
+  SEED=$RANDOM$RANDOM NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/ks-get.$round.out"
   c1=$(cpu "$KS_PID")
-  NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/ng-get.$round.out"
+  SEED=$RANDOM$RANDOM NAMES="$W/small.names" wrk -t1 -c64 -d"${DUR}s" -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/ng-get.$round.out"
   c2=$(cpu "$NG_PID")
   eval "KS_GET_$round=$(rps "$W/ks-get.$round.out") NG_GET_$round=$(rps "$W/ng-get.$round.out")"
   eval "KS_CPU_$round=$(cpureq $((c1 - c0)) "$W/ks-get.$round.out")"
@@ -246,8 +251,8 @@ for round in 1 2 3; do
     PIDS="$PIDS $KS_PID"
     for i in $(seq 1 100); do [ -s "$W/ks.port" ] && break; sleep 0.1; done
     KS_PORT=$(cat "$W/ks.port")
-    NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d2s -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > /dev/null
-    NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d"${DUR}s" --latency -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/lat-$s.$round.out"
+    SEED=$RANDOM$RANDOM NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d2s -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > /dev/null
+    SEED=$RANDOM$RANDOM NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d"${DUR}s" --latency -s "$W/get.lua" "http://127.0.0.1:$KS_PORT" > "$W/lat-$s.$round.out"
     if [ "$s" = big ]; then
       RSS=$(awk '/^VmRSS/ {print $2}' /proc/$KS_PID/status)
       HWM=$(awk '/^VmHWM/ {print $2}' /proc/$KS_PID/status)
@@ -257,8 +262,8 @@ for round in 1 2 3; do
     # nginx as the same-run reference: one worker on the server's CPU,
     # the same store and names.
     nginx_start "$W/$store" 1 "$PIN_SRV"
-    NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d2s -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > /dev/null
-    NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d"${DUR}s" --latency -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/lat-ng-$s.$round.out"
+    SEED=$RANDOM$RANDOM NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d2s -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > /dev/null
+    SEED=$RANDOM$RANDOM NAMES="$W/$s.names" $PIN_WRK wrk -t1 -c1 -d"${DUR}s" --latency -s "$W/get.lua" "http://127.0.0.1:$NG_PORT" > "$W/lat-ng-$s.$round.out"
     nginx_stop
     echo "  nginx $s: avg $(lat "$W/lat-ng-$s.$round.out" avg) us, p50 $(lat "$W/lat-ng-$s.$round.out" 50%) us, p99 $(lat "$W/lat-ng-$s.$round.out" 99%) us"
   done
