@@ -10,6 +10,8 @@
  *   or 429 when full) -> for PUT: uploads in memory (429), name taken
  *   (409), reserve (507) -> body (413 past the limit, 400 when empty)
  *   -> store (201, 409, 507).
+ *
+ * The answers themselves are built in reply.c.
  */
 #include <config.h>
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <microhttpd.h>
 #include "http.h"
 #include "load.h"
+#include "reply.h"
 
 #define PATH_SHARD "/v1/shard/"
 #define PATH_INFO "/v1/info"
@@ -80,145 +83,6 @@ mhd_logger (void *cls, const char *fmt, va_list ap)
 }
 
 
-/* Responses.  */
-
-static enum MHD_Result
-reply_text (struct MHD_Connection *conn, unsigned int status,
-            const char *text, const char *hdr, const char *hdrval)
-{
-  struct MHD_Response *resp;
-  enum MHD_Result ret;
-
-  resp = MHD_create_response_from_buffer (strlen (text), (void *)text,
-                                          MHD_RESPMEM_PERSISTENT);
-  if (!resp)
-    return MHD_NO;
-  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                           "text/plain; charset=utf-8");
-  MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  if (hdr)
-    MHD_add_response_header (resp, hdr, hdrval);
-  ret = MHD_queue_response (conn, status, resp);
-  MHD_destroy_response (resp);
-  return ret;
-}
-
-/* The one table from refusals to statuses and their bodies.  The bodies
- * are protocol text for programs, hence not translated.  */
-static const struct
-{
-  unsigned int status;
-  const char *text;
-} status_table[] =
-  {
-    { MHD_HTTP_CREATED,               "created\n" },
-    { MHD_HTTP_BAD_REQUEST,           "malformed name or body\n" },
-    { MHD_HTTP_FORBIDDEN,             "proof of work required\n" },
-    { MHD_HTTP_NOT_FOUND,             "not found\n" },
-    { MHD_HTTP_METHOD_NOT_ALLOWED,    "method not allowed\n" },
-    { MHD_HTTP_CONFLICT,              "name taken\n" },
-    { MHD_HTTP_CONTENT_TOO_LARGE,     "shard too large\n" },
-    { MHD_HTTP_TOO_MANY_REQUESTS,     "overloaded, retry later\n" },
-    { MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n" },
-    { MHD_HTTP_INSUFFICIENT_STORAGE,  "store full\n" },
-  };
-
-static const char *
-status_text (unsigned int status)
-{
-  size_t i;
-
-  for (i = 0; i < KS_DIM (status_table); i++)
-    if (status_table[i].status == status)
-      return status_table[i].text;
-  return "error\n";
-}
-
-static enum MHD_Result
-reply_status (struct MHD_Connection *conn, unsigned int status)
-{
-  return reply_text (conn, status, status_text (status), NULL, NULL);
-}
-
-/* 405 with the methods the path has: GET for /v1/info, GET and PUT
- * for shards.  */
-static enum MHD_Result
-reply_not_allowed (struct MHD_Connection *conn, int is_info)
-{
-  return reply_text (conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-                     status_text (MHD_HTTP_METHOD_NOT_ALLOWED),
-                     MHD_HTTP_HEADER_ALLOW, is_info ? "GET" : "GET, PUT");
-}
-
-/* Refuse a body while it is still streaming in, and end the connection.
- *
- * libmicrohttpd 0.9.75 refuses MHD_queue_response while the access
- * handler is given body data (its header says so, and it returns
- * MHD_NO whether or not the connection is suspended), and a handler
- * that stops taking the data gets a 500 from MHD.  So the answer is
- * written here, in the same form as MHD's own, onto the connection's
- * socket; the caller then returns MHD_NO and MHD closes the connection
- * without reading the rest.  This is safe because a body callback only
- * runs once the request head and any "100 Continue" have been sent in
- * full: nothing of MHD's is waiting in front of it.  The socket is
- * non-blocking and its send buffer empty, so the short answer goes out
- * at once or not at all.  */
-static void
-reply_cut (struct MHD_Connection *conn, unsigned int status)
-{
-  const union MHD_ConnectionInfo *ci;
-  const char *text = status_text (status);
-  char msg[384], date[64];
-  struct tm tm;
-  time_t now = time (NULL);
-  const char *p;
-  ssize_t n;
-  int len;
-
-  ci = MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-  if (!ci || ci->connect_fd < 0)
-    return;
-  if (!gmtime_r (&now, &tm)
-      || !strftime (date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm))
-    *date = 0;
-  len = snprintf (msg, sizeof msg,
-                  "HTTP/1.1 %u %s\r\n"
-                  "%s%s%s"
-                  "Connection: close\r\n"
-                  "Content-Type: text/plain; charset=utf-8\r\n"
-                  "Cache-Control: no-store\r\n"
-                  "Content-Length: %zu\r\n\r\n%s",
-                  status, MHD_get_reason_phrase_for (status),
-                  *date ? "Date: " : "", date, *date ? "\r\n" : "",
-                  strlen (text), text);
-  if (len < 0 || (size_t)len >= sizeof msg)
-    return;
-  for (p = msg; len > 0; p += n, len -= n)
-    {
-      n = send (ci->connect_fd, p, len, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR)
-        n = 0;
-      else if (n <= 0)
-        return;   /* the client is gone or not reading: just close */
-    }
-}
-
-/* Map a store error to its status.  */
-static unsigned int
-status_of_error (gpg_error_t err)
-{
-  switch (gpg_err_code (err))
-    {
-    case GPG_ERR_NO_ERROR: return MHD_HTTP_CREATED;
-    case GPG_ERR_EEXIST:   return MHD_HTTP_CONFLICT;
-    case GPG_ERR_ENOSPC:   return MHD_HTTP_INSUFFICIENT_STORAGE;
-    case GPG_ERR_INV_NAME: return MHD_HTTP_BAD_REQUEST;
-    case GPG_ERR_NO_DATA:  return MHD_HTTP_BAD_REQUEST;
-    case GPG_ERR_TOO_LARGE: return MHD_HTTP_CONTENT_TOO_LARGE;
-    default:               return MHD_HTTP_INTERNAL_SERVER_ERROR;
-    }
-}
-
 /* 403 with a fresh challenge for this request.  */
 static enum MHD_Result
 reply_challenge (ks_http_t *http, struct MHD_Connection *conn,
@@ -236,130 +100,11 @@ reply_challenge (ks_http_t *http, struct MHD_Connection *conn,
     {
       gpgrt_log_error ("%s: %s\n", _("making a challenge failed"),
                        gpg_strerror (err));
-      return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+      return ks_reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
     }
-  return reply_text (conn, MHD_HTTP_FORBIDDEN, why, HDR_CHALLENGE, chal);
+  return ks_reply_text (conn, MHD_HTTP_FORBIDDEN, why, HDR_CHALLENGE, chal);
 }
 
-static enum MHD_Result
-reply_info (ks_http_t *http, struct MHD_Connection *conn)
-{
-  struct MHD_Response *resp;
-  enum MHD_Result ret;
-  char json[256];
-  int n;
-
-  n = snprintf (json, sizeof json,
-                "{\"software\":\"keysafe-server\",\"version\":\"%s\","
-                "\"max_shard_bytes\":%zu,\"pow_difficulty\":%u}\n",
-                PACKAGE_VERSION, http->opts.max_shard_bytes,
-                ks_load_difficulty (http->load, now_seconds ()));
-  if (n < 0 || (size_t)n >= sizeof json)
-    return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
-  resp = MHD_create_response_from_buffer (n, json, MHD_RESPMEM_MUST_COPY);
-  if (!resp)
-    return MHD_NO;
-  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                           "application/json");
-  MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  ret = MHD_queue_response (conn, MHD_HTTP_OK, resp);
-  MHD_destroy_response (resp);
-  return ret;
-}
-
-/* Shards up to this size are read into memory to be sent; larger ones
- * (a server run with a large --max-shard) go out with sendfile(2).  */
-#define SMALL_SHARD (64 * 1024)
-
-/* Read all SIZE bytes of the shard open at FD into a new malloced
- * buffer at R_DATA.  A shard that changed size since the fstat is an
- * error (the store never rewrites a shard).  */
-static gpg_error_t
-read_shard (int fd, uint64_t size, char **r_data)
-{
-  char *data;
-  size_t off = 0;
-  ssize_t n;
-
-  *r_data = NULL;
-  data = malloc (size);
-  if (!data)
-    return gpg_error_from_syserror ();
-  while (off < size)
-    {
-      n = pread (fd, data + off, size - off, off);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          gpg_error_t err = n < 0 ? gpg_error_from_syserror ()
-                                  : gpg_error (GPG_ERR_EOF);
-          free (data);
-          return err;
-        }
-      off += n;
-    }
-  *r_data = data;
-  return 0;
-}
-
-static enum MHD_Result
-reply_shard (ks_http_t *http, struct MHD_Connection *conn, const char *name)
-{
-  struct MHD_Response *resp;
-  enum MHD_Result ret;
-  gpg_error_t err;
-  uint64_t size;
-  char *data;
-  int fd;
-
-  err = ks_store_open_shard (http->store, name, &fd, &size);
-  if (gpg_err_code (err) == GPG_ERR_ENOENT)
-    return reply_status (conn, MHD_HTTP_NOT_FOUND);
-  if (err)
-    {
-      gpgrt_log_error ("%s: %s\n", _("reading a shard failed"),
-                       gpg_strerror (err));
-      return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
-    }
-  if (size && size <= SMALL_SHARD)
-    {
-      /* A small shard is read here and goes out with the head in one
-       * writev(2): fewer system calls and TCP segments than a head
-       * followed by sendfile(2), and the descriptor is closed at once.  */
-      err = read_shard (fd, size, &data);
-      close (fd);
-      if (err)
-        {
-          gpgrt_log_error ("%s: %s\n", _("reading a shard failed"),
-                           gpg_strerror (err));
-          return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
-        }
-      resp = MHD_create_response_from_buffer_with_free_callback (size, data,
-                                                                 free);
-      if (!resp)
-        {
-          free (data);
-          return MHD_NO;
-        }
-    }
-  else
-    {
-      /* MHD sends it with sendfile(2) and closes FD with the response.  */
-      resp = MHD_create_response_from_fd (size, fd);
-      if (!resp)
-        {
-          close (fd);
-          return MHD_NO;
-        }
-    }
-  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                           "application/octet-stream");
-  MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  ret = MHD_queue_response (conn, MHD_HTTP_OK, resp);
-  MHD_destroy_response (resp);
-  return ret;
-}
 
 
 /* The gate.  */
@@ -463,7 +208,7 @@ gate_pow (ks_http_t *http, struct MHD_Connection *conn, const char *method,
     case GPG_ERR_NO_ERROR:
       return 0;
     case GPG_ERR_EAGAIN:
-      *r_ret = reply_status (conn, MHD_HTTP_TOO_MANY_REQUESTS);
+      *r_ret = ks_reply_status (conn, MHD_HTTP_TOO_MANY_REQUESTS);
       return 1;
     case GPG_ERR_TIMEOUT:
       *r_ret = reply_challenge (http, conn, method, name, difficulty,
@@ -510,21 +255,21 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
   MHD_get_connection_values (conn, MHD_HEADER_KIND, count_header, &hc);
   if (hc.lengths > 1 || hc.codings > 1 || hc.unknown_coding
       || (hc.lengths && hc.codings))
-    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+    return ks_reply_status (conn, MHD_HTTP_BAD_REQUEST);
   has_len = declared_length (conn, &declared);
   if (has_len < 0)
-    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+    return ks_reply_status (conn, MHD_HTTP_BAD_REQUEST);
   if (has_len && declared > http->opts.max_shard_bytes)
-    return reply_status (conn, MHD_HTTP_CONTENT_TOO_LARGE);
+    return ks_reply_status (conn, MHD_HTTP_CONTENT_TOO_LARGE);
   if (has_len && !declared)
-    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+    return ks_reply_status (conn, MHD_HTTP_BAD_REQUEST);
 
   if (gate_pow (http, conn, "PUT", name, &ret))
     return ret;
 
   req = calloc (1, sizeof *req);
   if (!req)
-    return reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+    return ks_reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
   memcpy (req->name, name, KS_NAME_HEX_LEN + 1);
   pthread_mutex_lock (&http->lock);
   full = http->uploads >= http->opts.max_uploads;
@@ -551,7 +296,7 @@ put_begin (ks_http_t *http, struct MHD_Connection *conn, const char *name,
        * body nobody wants.  */
       release_upload (http, req);
       free (req);
-      return reply_status (conn, status);
+      return ks_reply_status (conn, status);
     }
   *con_cls = req;
   return MHD_YES;
@@ -575,7 +320,7 @@ put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
            * the store.  */
           KS_BUF_FREE (req->body);
           release_upload (http, req);
-          reply_cut (conn, gpg_err_code (err) == GPG_ERR_TOO_LARGE
+          ks_reply_cut (conn, gpg_err_code (err) == GPG_ERR_TOO_LARGE
                            ? MHD_HTTP_CONTENT_TOO_LARGE
                            : MHD_HTTP_INTERNAL_SERVER_ERROR);
           return MHD_NO;
@@ -592,10 +337,10 @@ put_continue (ks_http_t *http, struct MHD_Connection *conn, request_t *req,
                         req->body->len, http->opts.reserve_bytes);
   KS_BUF_FREE (req->body);
   release_upload (http, req);
-  if (status_of_error (err) == MHD_HTTP_INTERNAL_SERVER_ERROR)
+  if (ks_reply_status_of_error (err) == MHD_HTTP_INTERNAL_SERVER_ERROR)
     gpgrt_log_error ("%s: %s\n", _("storing a shard failed"),
                      gpg_strerror (err));
-  return reply_status (conn, status_of_error (err));
+  return ks_reply_status (conn, ks_reply_status_of_error (err));
 }
 
 /* Marks a request without a body whose answer waits for the second
@@ -633,11 +378,11 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
        * wanted: refuse it at once (the connection then closes).  */
       MHD_get_connection_values (conn, MHD_HEADER_KIND, count_header, &hc);
       if ((hc.lengths || hc.codings) && !is_info && !is_shard)
-        return reply_status (conn, MHD_HTTP_NOT_FOUND);
+        return ks_reply_status (conn, MHD_HTTP_NOT_FOUND);
       if ((hc.lengths || hc.codings) && is_get)
-        return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+        return ks_reply_status (conn, MHD_HTTP_BAD_REQUEST);
       if (hc.lengths || hc.codings)
-        return reply_not_allowed (conn, is_info);
+        return ks_reply_not_allowed (conn, is_info);
       *con_cls = &deferred_marker;
       return MHD_YES;
     }
@@ -647,23 +392,26 @@ access_handler (void *cls, struct MHD_Connection *conn, const char *url,
       return MHD_YES;
     }
 
+  if (is_info && !is_get)
+    return ks_reply_not_allowed (conn, 1);
   if (is_info)
-    return is_get ? reply_info (http, conn) : reply_not_allowed (conn, 1);
+    return ks_reply_info (conn, http->opts.max_shard_bytes,
+                          ks_load_difficulty (http->load, now_seconds ()));
   if (!is_shard)
-    return reply_status (conn, MHD_HTTP_NOT_FOUND);
+    return ks_reply_status (conn, MHD_HTTP_NOT_FOUND);
   if (!is_get && !is_put)
-    return reply_not_allowed (conn, 0);
+    return ks_reply_not_allowed (conn, 0);
   name = url + strlen (PATH_SHARD);
   MHD_get_connection_values (conn, MHD_GET_ARGUMENT_KIND, count_arg, &nargs);
   if (!ks_store_name_is_valid (name) || nargs)
-    return reply_status (conn, MHD_HTTP_BAD_REQUEST);
+    return ks_reply_status (conn, MHD_HTTP_BAD_REQUEST);
 
   if (is_put)
     return put_begin (http, conn, name, con_cls);
 
   if (gate_pow (http, conn, "GET", name, &ret))
     return ret;
-  return reply_shard (http, conn, name);
+  return ks_reply_shard (conn, http->store, name);
 }
 
 static void

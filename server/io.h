@@ -9,6 +9,11 @@
 /* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  */
 gpg_error_t ks_io_write_all (int fd, const void *buf, size_t len);
 
+/* Read all SIZE bytes of the file open at FD, from offset 0, into a new
+ * malloc'd buffer at R_DATA.  A file shorter than SIZE (it changed since
+ * its fstat; the store never rewrites a shard) is GPG_ERR_EOF.  */
+gpg_error_t ks_io_read_all (int fd, uint64_t size, char **r_data);
+
 /* openat(2) with O_NOATIME added: reading a shard or listing a store
  * directory must not write its access time.  The store keeps every time
  * at the epoch, and an access time would tell when a shard was last
