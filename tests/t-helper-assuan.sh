@@ -33,10 +33,7 @@ eq "four OKs" "$(grep -c '^OK' "$T_WORK/info.out")" 4
 
 # BACKUP with name and password by INQUIRE
 gca_pipe backup <<EOF
-/definqfile NAME $T_WORK/name
-/definqfile PASSWORD $T_WORK/pw
-OPTION profile=test
-$(server_options 3)
+$(session_head)
 BACKUP $FPR
 EOF
 eq "BACKUP succeeds" "$(last_reply "$T_WORK/backup.out")" "OK"
@@ -55,10 +52,7 @@ done
 fails "the secret key is gone" \
   sh -c "'$GPG' --batch --list-secret-keys '$FPR' >/dev/null 2>&1"
 gca_pipe restore <<EOF
-/definqfile NAME $T_WORK/name
-/definqfile PASSWORD $T_WORK/pw
-OPTION profile=test
-$(server_options 3)
+$(session_head)
 RESTORE
 EOF
 eq "RESTORE succeeds" "$(last_reply "$T_WORK/restore.out")" "OK"

@@ -21,34 +21,24 @@ SOCK="$SOCKDIR/S.keysafe"
 "$HELPER" --daemon --verbose 2>"$T_WORK/daemon.log" &
 DPID=$!
 T_PIDS="$T_PIDS $DPID"
-for i in $(seq 1 100); do
-  [ -S "$SOCK" ] && break
-  kill -0 "$DPID" 2>/dev/null || break
-  sleep 0.1
-done
-[ -S "$SOCK" ] || { echo "ERROR: no socket $SOCK" >&2;
-                    cat "$T_WORK/daemon.log" >&2; exit 99; }
+t_wait_for "$DPID" test -S "$SOCK" \
+  || { echo "ERROR: no socket $SOCK" >&2; cat "$T_WORK/daemon.log" >&2;
+       exit 99; }
 echo "daemon $DPID on $SOCK"
 
 printf '%s\n' "GETINFO pid" | gca_socket "$SOCK" pid
 eq "GETINFO pid is the daemon's" "$(sed -n 1p "$T_WORK/pid.out")" "D $DPID"
 
 gca_socket "$SOCK" backup <<EOF
-/definqfile NAME $T_WORK/name
-/definqfile PASSWORD $T_WORK/pw
-OPTION profile=test
-$(server_options 3)
+$(session_head)
 BACKUP $FPR
 EOF
 eq "BACKUP over the socket" "$(last_reply "$T_WORK/backup.out")" OK
 grep_in "progress over the socket" '^S PROGRESS ' "$T_WORK/backup.out"
 
 gca_socket "$SOCK" restore <<EOF
-/definqfile NAME $T_WORK/name
-/definqfile PASSWORD $T_WORK/pw
+$(session_head)
 /datafile $T_WORK/restored.gpg
-OPTION profile=test
-$(server_options 3)
 RESTORE --stdout
 EOF
 eq "RESTORE --stdout over the socket" "$(last_reply "$T_WORK/restore.out")" OK

@@ -27,6 +27,17 @@ server_options ()
   done
 }
 
+# session_head: the lines a session starts with: name and password
+# answered from $T_WORK/name and $T_WORK/pw, the test profile, servers
+# 1..3.
+session_head ()
+{
+  echo "/definqfile NAME $T_WORK/name"
+  echo "/definqfile PASSWORD $T_WORK/pw"
+  echo "OPTION profile=test"
+  server_options 3
+}
+
 # gca_pipe NAME: run the commands on stdin through
 #   gpg-connect-agent --exec keysafe-helper --server
 # into $T_WORK/NAME.out (stderr in NAME.err).  Returns the exit status

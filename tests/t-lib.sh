@@ -113,24 +113,34 @@ t_done ()
   [ "$T_FAILS" -eq 0 ]
 }
 
+# t_wait_for PID COMMAND...: wait, 30 s at most, until COMMAND succeeds;
+# give up early when process PID is gone.
+t_wait_for ()
+{
+  local pid="$1" i
+  shift
+  for i in $(seq 1 300); do
+    "$@" && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  "$@"
+}
+
 # srv_launch PORTFILE LOG OPTIONS...: start keysafe-server --foreground
 # with OPTIONS, stderr appended to LOG, and wait (30 s at most) until it
 # listens.  Sets SRV_PID and SRV_PORT; a server that does not come up
 # ends the test (exit 99) with its log.
 srv_launch ()
 {
-  local pf="$1" log="$2" i
+  local pf="$1" log="$2"
   shift 2
   rm -f "$pf"
   "$SERVER" --foreground --port-file "$pf" "$@" 2>>"$log" &
   SRV_PID=$!
   T_PIDS="$T_PIDS $SRV_PID"
-  for i in $(seq 1 300); do
-    [ -s "$pf" ] && break
-    kill -0 "$SRV_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -s "$pf" ] || { echo "ERROR: the server did not start:" >&2;
-                    cat "$log" >&2; exit 99; }
+  t_wait_for "$SRV_PID" test -s "$pf" \
+    || { echo "ERROR: the server did not start:" >&2; cat "$log" >&2;
+         exit 99; }
   SRV_PORT=$(cat "$pf")
 }
