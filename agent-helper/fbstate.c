@@ -1,9 +1,8 @@
 /* fbstate.c - the files of keysafe firstboot in the GnuPG home
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * See fbstate.h.  Every file is written whole or not at all: a temp
- * file (O_EXCL, O_NOFOLLOW, mode 0600), fsync, rename, fsync of the
- * directory.
+ * See fbstate.h.  Every file is written whole or not at all
+ * (atomicfile.c).
  */
 #include <config.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include "fbstate.h"
 #include "queue.h"
+#include "atomicfile.h"
 
 #define PENDING_MAGIC "keysafe-firstboot-pending-1"
 /* The longest line of a pending file ("shard " and 64 hex digits, a
@@ -47,65 +47,16 @@ static gpg_error_t
 write_atomic (const char *home, const char *file, const char *text)
 {
   gpg_error_t err;
-  char *path = NULL, *tmp = NULL;
-  size_t n;
-  int fd = -1;
-  gpgrt_stream_t fp = NULL;
+  char *path = NULL;
+  struct iovec iov;
 
   err = ks_fbstate_path (home, file, &path);
   if (err)
-    goto leave;
-  n = strlen (path) + 5;
-  tmp = gcry_malloc (n);
-  if (!tmp)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  snprintf (tmp, n, "%s.tmp", path);
-  unlink (tmp);
-  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  fp = gpgrt_fdopen (fd, "w");
-  if (!fp)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  fd = -1;   /* FP owns it now */
-  if (gpgrt_fputs (text, fp) == EOF || gpgrt_fflush (fp)
-      || fsync (gpgrt_fileno (fp)))
-    err = gpg_error_from_syserror ();
-  if (gpgrt_fclose (fp) && !err)
-    err = gpg_error_from_syserror ();
-  fp = NULL;
-  if (!err && rename (tmp, path))
-    err = gpg_error_from_syserror ();
-  if (err)
-    unlink (tmp);
-  else
-    {
-      /* The rename itself must survive a crash.  */
-      int dfd = open (home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-      if (dfd >= 0)
-        {
-          fsync (dfd);
-          close (dfd);
-        }
-    }
-
- leave:
-  if (fp)
-    gpgrt_fclose (fp);
-  if (fd >= 0)
-    close (fd);
+    return err;
+  iov.iov_base = (void *)text;
+  iov.iov_len = strlen (text);
+  err = ks_atomic_write (path, &iov, 1);
   gcry_free (path);
-  gcry_free (tmp);
   return err;
 }
 

@@ -202,20 +202,8 @@ face_get_password (void *arg, const char *prompt, int confirm, char **r_pw)
 static gpg_error_t
 face_put_secret (void *arg, const uint8_t *data, size_t len)
 {
-  size_t off = 0;
-
   (void)arg;
-  while (off < len)
-    {
-      ssize_t n = write (STDOUT_FILENO, data + off, len - off);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return gpg_error_from_syserror ();
-      off += n;
-    }
-  return 0;
+  return ks_write_all (STDOUT_FILENO, data, len);
 }
 
 /* Read all of stdin into secure memory.  */

@@ -12,6 +12,7 @@
 #include "queue.h"
 #include "gpg.h"
 #include "flowutil.h"
+#include "atomicfile.h"
 
 #define QUEUE_MAGIC "keysafe-queue-1 "
 #define QUEUE_MAX_FILE (KS_MAX_SECRET + 4096)
@@ -48,33 +49,14 @@ is_shard_name (const char *s)
   return !s[i];
 }
 
-static gpg_error_t
-write_all (int fd, const void *buf, size_t len)
-{
-  const uint8_t *p = buf;
-
-  while (len)
-    {
-      ssize_t n = write (fd, p, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return gpg_error_from_syserror ();
-      p += n;
-      len -= n;
-    }
-  return 0;
-}
-
 gpg_error_t
 ks_queue_add (const char *homedir, const char *url,
               const char *name, const uint8_t *data, size_t len)
 {
   gpg_error_t err;
-  char *dir = NULL, *path = NULL, *tmp = NULL;
+  char *dir = NULL, *path = NULL;
+  struct iovec iov[4];
   size_t n;
-  int fd = -1;
 
   if (!is_shard_name (name) || strchr (url, '\n'))
     return gpg_error (GPG_ERR_INV_ARG);
@@ -86,46 +68,27 @@ ks_queue_add (const char *homedir, const char *url,
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  n = strlen (dir) + KS_NAME_HEX_LEN + 16;
+  n = strlen (dir) + KS_NAME_HEX_LEN + 2;
   path = gcry_malloc (n);
-  tmp = gcry_malloc (n);
-  if (!path || !tmp)
+  if (!path)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
   snprintf (path, n, "%s/%s", dir, name);
-  snprintf (tmp, n, "%s/%s.tmp", dir, name);
-  unlink (tmp);
-  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  err = write_all (fd, QUEUE_MAGIC, strlen (QUEUE_MAGIC));
-  if (!err)
-    err = write_all (fd, url, strlen (url));
-  if (!err)
-    err = write_all (fd, "\n", 1);
-  if (!err)
-    err = write_all (fd, data, len);
-  if (!err && fsync (fd))
-    err = gpg_error_from_syserror ();
-  if (close (fd) && !err)
-    err = gpg_error_from_syserror ();
-  fd = -1;
-  if (!err && rename (tmp, path))
-    err = gpg_error_from_syserror ();
-  if (err)
-    unlink (tmp);
+  iov[0].iov_base = (void *)QUEUE_MAGIC;
+  iov[0].iov_len = strlen (QUEUE_MAGIC);
+  iov[1].iov_base = (void *)url;
+  iov[1].iov_len = strlen (url);
+  iov[2].iov_base = (void *)"\n";
+  iov[2].iov_len = 1;
+  iov[3].iov_base = (void *)data;
+  iov[3].iov_len = len;
+  err = ks_atomic_write (path, iov, KS_DIM (iov));
 
  leave:
-  if (fd >= 0)
-    close (fd);
   gcry_free (dir);
   gcry_free (path);
-  gcry_free (tmp);
   return err;
 }
 

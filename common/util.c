@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
+#include <errno.h>
 #include <unistd.h>
 #include "util.h"
 
@@ -105,4 +106,23 @@ ks_ncpus (void)
   long n = sysconf (_SC_NPROCESSORS_ONLN);
 
   return n > 0 ? (unsigned int)n : 1;
+}
+
+gpg_error_t
+ks_write_all (int fd, const void *buf, size_t len)
+{
+  const uint8_t *p = buf;
+  ssize_t n;
+
+  while (len)
+    {
+      n = write (fd, p, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return gpg_error_from_syserror ();
+      p += n;
+      len -= n;
+    }
+  return 0;
 }

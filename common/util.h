@@ -42,4 +42,7 @@ gpg_error_t ks_hex_decode (const char *hex, uint8_t *out, size_t len);
 /* Number of online CPUs, at least 1.  */
 unsigned int ks_ncpus (void);
 
+/* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  */
+gpg_error_t ks_write_all (int fd, const void *buf, size_t len);
+
 #endif /* KS_UTIL_H */

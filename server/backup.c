@@ -63,7 +63,7 @@ produce_one (void *opaque, const char *name, int fd, uint64_t size)
   if (err)
     return err;
   ks_put_be32 (head + 1 + NAME_RAW_LEN, (uint32_t)size);
-  err = ks_io_write_all (pr->fd, head, sizeof head);
+  err = ks_write_all (pr->fd, head, sizeof head);
   while (!err && left)
     {
       n = read (fd, pr->buf, left < sizeof pr->buf ? left : sizeof pr->buf);
@@ -71,7 +71,7 @@ produce_one (void *opaque, const char *name, int fd, uint64_t size)
         continue;
       if (n <= 0)
         return n ? gpg_error_from_syserror () : gpg_error (GPG_ERR_TRUNCATED);
-      err = ks_io_write_all (pr->fd, pr->buf, n);
+      err = ks_write_all (pr->fd, pr->buf, n);
       left -= n;
     }
   if (!err)
@@ -85,14 +85,14 @@ producer_thread (void *arg)
   producer_t *pr = arg;
   uint8_t tail[9];
 
-  pr->err = ks_io_write_all (pr->fd, ARCHIVE_MAGIC, ARCHIVE_MAGIC_LEN);
+  pr->err = ks_write_all (pr->fd, ARCHIVE_MAGIC, ARCHIVE_MAGIC_LEN);
   if (!pr->err)
     pr->err = ks_store_walk (pr->dir, produce_one, pr);
   if (!pr->err)
     {
       tail[0] = 'E';
       ks_put_be64 (tail + 1, pr->count);
-      pr->err = ks_io_write_all (pr->fd, tail, sizeof tail);
+      pr->err = ks_write_all (pr->fd, tail, sizeof tail);
     }
   /* Closing the pipe ends GPGME's input; after an error the archive
    * lacks its end record, and the caller throws the output away.  */

@@ -8,25 +8,6 @@
 #include <unistd.h>
 #include "io.h"
 
-gpg_error_t
-ks_io_write_all (int fd, const void *buf, size_t len)
-{
-  const uint8_t *p = buf;
-  ssize_t n;
-
-  while (len)
-    {
-      n = write (fd, p, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return gpg_error_from_syserror ();
-      p += n;
-      len -= n;
-    }
-  return 0;
-}
-
 int
 ks_io_openat_quiet (int dirfd, const char *path, int flags)
 {

@@ -6,9 +6,6 @@
 
 #include "keysafe.h"
 
-/* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.  */
-gpg_error_t ks_io_write_all (int fd, const void *buf, size_t len);
-
 /* Read all SIZE bytes of the file open at FD, from offset 0, into a new
  * malloc'd buffer at R_DATA.  A file shorter than SIZE (it changed since
  * its fstat; the store never rewrites a shard) is GPG_ERR_EOF.  */

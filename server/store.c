@@ -327,7 +327,7 @@ ks_store_put (ks_store_t *store, const char *name,
     }
   have_tmp = 1;
 
-  err = ks_io_write_all (fd, data, len);
+  err = ks_write_all (fd, data, len);
   if (!err && fsync (fd))
     err = gpg_error_from_syserror ();
   if (!err)
