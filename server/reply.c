@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include "reply.h"
 #include "io.h"
@@ -86,6 +87,47 @@ ks_reply_not_allowed (struct MHD_Connection *conn, int is_info)
                      MHD_HTTP_HEADER_ALLOW, is_info ? "GET" : "GET, PUT");
 }
 
+/* A close with unread data in the receive queue sends a reset, and a
+ * reset can make the client's TCP stack drop the answer before the
+ * client has read it (a client still sending its body reads late).  So,
+ * as web servers do, half-close and read and drop what still comes, for
+ * a bounded time and amount, until the client closes its side.  */
+#define LINGER_MS 500
+#define LINGER_BYTES (1024 * 1024)
+
+static void
+linger (int fd)
+{
+  char buf[16384];
+  size_t total = 0;
+  struct timespec t0, t;
+  struct pollfd pfd;
+  long left;
+  ssize_t n;
+
+  if (shutdown (fd, SHUT_WR))
+    return;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  while (total < LINGER_BYTES)
+    {
+      clock_gettime (CLOCK_MONOTONIC, &t);
+      left = LINGER_MS - ((t.tv_sec - t0.tv_sec) * 1000
+                          + (t.tv_nsec - t0.tv_nsec) / 1000000);
+      if (left <= 0)
+        break;
+      pfd.fd = fd;
+      pfd.events = POLLIN;
+      if (poll (&pfd, 1, (int)left) <= 0)
+        break;
+      n = recv (fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n <= 0)
+        break;    /* the client closed, or an error: done */
+      total += n;
+    }
+}
+
 /* Refuse a body while it is still streaming in, and end the connection.
  *
  * libmicrohttpd 0.9.75 refuses MHD_queue_response while the access
@@ -94,7 +136,7 @@ ks_reply_not_allowed (struct MHD_Connection *conn, int is_info)
  * that stops taking the data gets a 500 from MHD.  So the answer is
  * written here, in the same form as MHD's own, onto the connection's
  * socket; the caller then returns MHD_NO and MHD closes the connection
- * without reading the rest.  This is safe because a body callback only
+ * without reading the rest (beyond the short linger above).  This is safe because a body callback only
  * runs once the request head and any "100 Continue" have been sent in
  * full: nothing of MHD's is waiting in front of it.  The socket is
  * non-blocking and its send buffer empty, so the short answer goes out
@@ -137,6 +179,7 @@ ks_reply_cut (struct MHD_Connection *conn, unsigned int status)
       else if (n <= 0)
         return;   /* the client is gone or not reading: just close */
     }
+  linger (ci->connect_fd);
 }
 
 unsigned int
