@@ -20,7 +20,7 @@ set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BUILDDIR=${BUILDDIR:-$here}
 SERVER="$BUILDDIR/server/keysafe-server"
-KEYSAFE="$BUILDDIR/agent-helper/keysafe"
+KEYSAFE="$BUILDDIR/agent-helper/cli/keysafe"
 GPG=${GPG:-gpg}
 POW=${POW:-8}
 

@@ -20,10 +20,10 @@ grep -q "survived the loss of its key" "$out" || { echo "FAIL: no plaintext"; fa
 [ -n "$work" ] || { echo "FAIL: demo.sh did not name its work dir"; fail=1; }
 [ -n "$work" ] && [ -e "$work" ] && { echo "FAIL: demo.sh left $work"; fail=1; }
 # A failing step must make it exit non-zero: no servers binary.
-mkdir -p "$out.d/server" "$out.d/agent-helper"
+mkdir -p "$out.d/server" "$out.d/agent-helper/cli"
 printf '#!/bin/sh\nexit 1\n' >"$out.d/server/keysafe-server"
 chmod +x "$out.d/server/keysafe-server"
-cp "$top_builddir/agent-helper/keysafe" "$out.d/agent-helper/"
+cp "$top_builddir/agent-helper/cli/keysafe" "$out.d/agent-helper/cli/"
 if BUILDDIR="$out.d" "$top_srcdir/demo.sh" >/dev/null 2>&1; then
   echo "FAIL: demo.sh succeeded with a broken server"; fail=1
 fi

@@ -8,7 +8,7 @@
 # All runs use --profile test (the default profile takes many minutes).
 
 . "${srcdir:-.}/t-lib.sh"
-KEYSAFE="$top_builddir/agent-helper/keysafe"
+KEYSAFE="$top_builddir/agent-helper/cli/keysafe"
 [ -x "$KEYSAFE" ] || { echo "ERROR: no $KEYSAFE"; exit 99; }
 : "${GPG:=gpg}"
 [ "$GPG" != no ] && command -v "$GPG" >/dev/null \

@@ -9,7 +9,7 @@
 
 . "${srcdir:-.}/t-client-lib.sh"
 
-HELPER="$top_builddir/agent-helper/keysafe-helper"
+HELPER="$top_builddir/agent-helper/helper/keysafe-helper"
 [ -x "$HELPER" ] || { echo "ERROR: no $HELPER"; exit 99; }
 command -v gpg-connect-agent >/dev/null \
   || { echo "SKIP: gpg-connect-agent missing"; exit 77; }

@@ -22,9 +22,9 @@ set -e
 
 : "${top_builddir:=..}"
 : "${top_srcdir:=..}"
-KEYSAFE=$top_builddir/agent-helper/keysafe
+KEYSAFE=$top_builddir/agent-helper/cli/keysafe
 SERVER=$top_builddir/server/keysafe-server
-HELPER=$top_builddir/agent-helper/keysafe-helper
+HELPER=$top_builddir/agent-helper/helper/keysafe-helper
 
 npass=0
 nfail=0
@@ -181,7 +181,7 @@ has "keysafe: English error message" "$tmp/en-err.out" \
 # Every source file with _("...") or N_("...") is in po/POTFILES.in,
 # or its messages would never reach the catalogue.
 missing=
-for f in "$top_srcdir"/agent-helper/*.c "$top_srcdir"/server/*.c \
+for f in "$top_srcdir"/agent-helper/*/*.c "$top_srcdir"/server/*.c \
          "$top_srcdir"/common/*.c; do
   rel=${f#"$top_srcdir"/}
   if grep -qE '(^|[^A-Za-z0-9_])N?_ ?\("' "$f" \

@@ -12,7 +12,7 @@
 
 #include <assuan.h>
 #include "keysafe.h"
-#include "flow.h"
+#include "keysafe-client.h"
 
 /* The largest answer accepted for INQUIRE NAME and INQUIRE PASSWORD.  A
  * larger one is refused with GPG_ERR_TOO_LARGE; libassuan reads and

@@ -32,7 +32,6 @@
 #include <gpgme.h>
 
 #include "helper.h"
-#include "agent.h"
 
 enum cmd_and_opt_values
   {

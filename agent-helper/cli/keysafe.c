@@ -13,9 +13,7 @@
 #include <unistd.h>
 #define GPGRT_ENABLE_ARGPARSE_MACROS 1
 #include "keysafe.h"
-#include "flow.h"
-#include "agent.h"
-#include "gpg.h"
+#include "keysafe-client.h"
 #include "password.h"
 #include "progress.h"
 

@@ -6,7 +6,7 @@
 #ifndef KS_FLOWUTIL_H
 #define KS_FLOWUTIL_H
 
-#include "flow.h"
+#include "keysafe-client.h"
 #include "serverlist.h"
 #include "transport.h"
 

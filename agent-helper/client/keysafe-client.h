@@ -1,13 +1,19 @@
-/* flow.h - backup, restore and check: one implementation, two faces
+/* keysafe-client.h - the client library's one public header
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The command line (keysafe.c) and the Assuan server (keysafe-helper.c)
- * both drive these flows.  A face supplies a ks_ui_t for everything that
- * talks to the user; the flows never print, prompt or exit themselves.
- * Owner of this file: the keysafe (client) work; keysafe-helper uses it.
+ * agent-helper/client/ is the library behind both faces: the flows
+ * (backup, restore, check, upload queue, first boot) and what they stand
+ * on (transport, server list, GnuPG, gpg-agent, queue, strength).  The
+ * command line (agent-helper/cli/) and the Assuan server
+ * (agent-helper/helper/) include this header and nothing else from the
+ * library; the library includes neither face (the build's include paths
+ * enforce it, tests/t-layout.sh checks it).
+ *
+ * A face supplies a ks_ui_t for everything that talks to the user; the
+ * flows never print, prompt or exit themselves.
  */
-#ifndef KS_FLOW_H
-#define KS_FLOW_H
+#ifndef KS_CLIENT_H
+#define KS_CLIENT_H
 
 #include "keysafe.h"
 
@@ -92,4 +98,27 @@ gpg_error_t ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui);
  * "<category> <url> [placeholder] [label]".  */
 gpg_error_t ks_flow_servers (const ks_options_t *opt, const ks_ui_t *ui);
 
-#endif /* KS_FLOW_H */
+
+/* The GnuPG side a face needs of its own (gpg.c, agent.c).  */
+
+/* Initialise GPGME once (version check, locale).  */
+gpg_error_t ks_gpg_init (void);
+
+/* Call CB for every secret key: its fingerprint and first user id.  */
+gpg_error_t ks_gpg_list_secret (const char *homedir,
+                                void (*cb) (void *arg, const char *fpr,
+                                            const char *uid),
+                                void *arg);
+
+/* Ask gpg-agent's pinentry for a password (agent.h has the contract).  */
+#define KS_AGENT_MAX_PW 1024
+gpg_error_t ks_agent_get_passphrase (const char *homedir, const char *desc,
+                                     const char *prompt, int repeat,
+                                     char **r_pw);
+
+/* The path gpgconf --list-dirs WHAT names for HOMEDIR (NULL = default),
+ * gpgrt_malloc'd, in *R_PATH: "agent-socket" or "socketdir".  */
+gpg_error_t ks_agent_gpgconf_dir (const char *homedir, const char *what,
+                                  char **r_path);
+
+#endif /* KS_CLIENT_H */

@@ -16,9 +16,9 @@
 #ifndef KS_AGENT_H
 #define KS_AGENT_H
 
-#include "keysafe.h"
+#include "keysafe-client.h"
 
-/* Ask gpg-agent for a password.
+/* Asking gpg-agent for a password:
  *
  *   HOMEDIR  the GnuPG home, or NULL for the default (GNUPGHOME or ~/.gnupg).
  *   DESC     the text of the dialog, already translated; newlines allowed.
@@ -40,11 +40,11 @@
  *   GPG_ERR_NO_PASSPHRASE the user entered an empty password.
  *   GPG_ERR_TOO_LARGE     the password is longer than KS_AGENT_MAX_PW.
  *   anything else the agent said, with its source.
+ *
+ * ks_agent_get_passphrase (const char *homedir, const char *desc,
+ *                          const char *prompt, int repeat, char **r_pw)
+ * is declared in keysafe-client.h, with KS_AGENT_MAX_PW.
  */
-#define KS_AGENT_MAX_PW 1024
-gpg_error_t ks_agent_get_passphrase (const char *homedir, const char *desc,
-                                     const char *prompt, int repeat,
-                                     char **r_pw);
 
 /* The same with an ERRTEXT shown above the entry (e.g. "too weak, try
  * again"), or NULL for none.  */
@@ -54,11 +54,6 @@ gpg_error_t ks_agent_get_passphrase_err (const char *homedir,
                                          const char *prompt, int repeat,
                                          char **r_pw);
 
-/* The path of gpg-agent's socket for HOMEDIR (NULL = default) as told
- * by gpgconf, gpgrt_malloc'd, in *R_PATH.  Also used by keysafe-helper to
- * find GnuPG's socket directory.  WHAT is a gpgconf --list-dirs name:
- * "agent-socket" or "socketdir".  */
-gpg_error_t ks_agent_gpgconf_dir (const char *homedir, const char *what,
-                                  char **r_path);
+/* ks_agent_gpgconf_dir: keysafe-client.h.  */
 
 #endif /* KS_AGENT_H */

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "helper.h"
-#include "agent.h"
 
 struct assuan_malloc_hooks ks_helper_secure_hooks =
   {

@@ -4,10 +4,7 @@
 #ifndef KS_GPG_H
 #define KS_GPG_H
 
-#include "keysafe.h"
-
-/* Initialise GPGME once (version check, locale).  */
-gpg_error_t ks_gpg_init (void);
+#include "keysafe-client.h"
 
 /* Export the secret key KEYID, minimal (third-party signatures dropped),
  * into secure memory (*R_DATA, *R_LEN; free with ks_free_secret).
@@ -22,11 +19,7 @@ gpg_error_t ks_gpg_export_secret (const char *homedir, const char *keyid,
 gpg_error_t ks_gpg_import (const char *homedir, const uint8_t *data,
                            size_t len, char **r_fpr);
 
-/* Call CB for every secret key: its fingerprint and first user id.  */
-gpg_error_t ks_gpg_list_secret (const char *homedir,
-                                void (*cb) (void *arg, const char *fpr,
-                                            const char *uid),
-                                void *arg);
+/* ks_gpg_init and ks_gpg_list_secret: keysafe-client.h.  */
 
 /* The fingerprint of the one secret key KEYID names, into FPR
  * (FPRSIZE bytes).  GPG_ERR_NO_SECKEY when there is none.  */
