@@ -3,6 +3,7 @@
  */
 #include <config.h>
 #include "buffer.h"
+#include "derive.h"
 
 gpg_error_t
 ks_buf_new (size_t max, int secure, ks_buf_t **r_buf)
@@ -22,7 +23,7 @@ ks_buf_new (size_t max, int secure, ks_buf_t **r_buf)
 void
 ks_buf_free (ks_buf_t *buf)
 {
-  if (!buf)
+  if (!buf || buf->view)
     return;
   ks_free_secret (buf->data, buf->alloc);
   gcry_free (buf);
@@ -34,14 +35,18 @@ ks_buf_clear (ks_buf_t *buf)
   if (buf->data)
     ks_wipe (buf->data, buf->alloc);
   buf->len = 0;
+  buf->off = 0;
 }
 
 gpg_error_t
-ks_buf_append (ks_buf_t *buf, const void *data, size_t len)
+ks_buf_reserve (ks_buf_t *buf, size_t len, uint8_t **r_p)
 {
   size_t need, newalloc;
   uint8_t *p;
 
+  *r_p = NULL;
+  if (buf->view)
+    return gpg_error (GPG_ERR_INV_OP);
   if (len > buf->max || buf->len > buf->max - len)
     return gpg_error (GPG_ERR_TOO_LARGE);
   need = buf->len + len;
@@ -61,8 +66,132 @@ ks_buf_append (ks_buf_t *buf, const void *data, size_t len)
       buf->data = p;
       buf->alloc = newalloc;
     }
-  if (len)
-    memcpy (buf->data + buf->len, data, len);
+  *r_p = buf->data + buf->len;
   buf->len = need;
+  return 0;
+}
+
+gpg_error_t
+ks_buf_append (ks_buf_t *buf, const void *data, size_t len)
+{
+  gpg_error_t err;
+  uint8_t *p;
+
+  err = ks_buf_reserve (buf, len, &p);
+  if (!err && len)
+    memcpy (p, data, len);
+  return err;
+}
+
+gpg_error_t
+ks_buf_detach (ks_buf_t *buf, uint8_t **r_data, size_t *r_len)
+{
+  *r_data = NULL;
+  *r_len = 0;
+  if (buf->view)
+    return gpg_error (GPG_ERR_INV_OP);
+  if (!buf->len)
+    return 0;
+  /* The bytes past LEN were wiped when the block grew; the caller frees
+   * with the length it is told, so wipe the tail now.  */
+  if (buf->alloc > buf->len)
+    ks_wipe (buf->data + buf->len, buf->alloc - buf->len);
+  *r_data = buf->data;
+  *r_len = buf->len;
+  buf->data = NULL;
+  buf->len = buf->off = buf->alloc = 0;
+  return 0;
+}
+
+void
+ks_buf_view (ks_buf_t *view, const void *data, size_t len)
+{
+  memset (view, 0, sizeof *view);
+  view->data = (uint8_t *)data;
+  view->len = view->max = len;
+  view->view = 1;
+}
+
+size_t
+ks_buf_left (const ks_buf_t *buf)
+{
+  return buf->len - buf->off;
+}
+
+const uint8_t *
+ks_buf_ptr (const ks_buf_t *buf)
+{
+  return buf->data + buf->off;
+}
+
+gpg_error_t
+ks_buf_skip (ks_buf_t *buf, size_t n)
+{
+  if (n > ks_buf_left (buf))
+    return gpg_error (GPG_ERR_TOO_SHORT);
+  buf->off += n;
+  return 0;
+}
+
+gpg_error_t
+ks_buf_get_bytes (ks_buf_t *buf, void *out, size_t n)
+{
+  if (n > ks_buf_left (buf))
+    return gpg_error (GPG_ERR_TOO_SHORT);
+  if (n)
+    memcpy (out, ks_buf_ptr (buf), n);
+  buf->off += n;
+  return 0;
+}
+
+gpg_error_t
+ks_buf_get_be32 (ks_buf_t *buf, uint32_t *r_v)
+{
+  *r_v = 0;
+  if (ks_buf_left (buf) < 4)
+    return gpg_error (GPG_ERR_TOO_SHORT);
+  *r_v = ks_get_be32 (ks_buf_ptr (buf));
+  buf->off += 4;
+  return 0;
+}
+
+gpg_error_t
+ks_buf_get_name (ks_buf_t *buf, char *out)
+{
+  *out = 0;
+  if (ks_buf_left (buf) < KS_NAME_HEXLEN)
+    return gpg_error (GPG_ERR_TOO_SHORT);
+  if (!ks_name_is_valid ((const char *)ks_buf_ptr (buf), KS_NAME_HEXLEN))
+    return gpg_error (GPG_ERR_INV_NAME);
+  memcpy (out, ks_buf_ptr (buf), KS_NAME_HEXLEN);
+  out[KS_NAME_HEXLEN] = 0;
+  buf->off += KS_NAME_HEXLEN;
+  return 0;
+}
+
+gpg_error_t
+ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize)
+{
+  const uint8_t *p = ks_buf_ptr (buf);
+  size_t left = ks_buf_left (buf);
+  const uint8_t *lf;
+  size_t n, used;
+
+  if (outsize)
+    *out = 0;
+  if (!left)
+    return gpg_error (GPG_ERR_EOF);
+  lf = memchr (p, '\n', left);
+  n = lf ? (size_t)(lf - p) : left;
+  used = lf ? n + 1 : n;
+  if (lf && n && p[n - 1] == '\r')
+    n--;
+  if (memchr (p, 0, n))
+    return gpg_error (GPG_ERR_INV_VALUE);
+  if (n >= outsize)
+    return gpg_error (GPG_ERR_TOO_LARGE);
+  memcpy (out, p, n);
+  out[n] = 0;
+  buf->off += used;
   return 0;
 }

@@ -89,3 +89,9 @@ ks_derive_puzzle_key (const ks_profile_t *profile, const char *name,
   ks_free_secret (pass, KS_KEY_LEN + 4);
   return err;
 }
+
+int
+ks_name_is_valid (const char *s, size_t len)
+{
+  return len == KS_NAME_HEXLEN && ks_hex_is_lower (s, len);
+}

@@ -14,6 +14,14 @@ gpg_error_t ks_derive_seed (const ks_profile_t *profile, const char *name,
                             const char *keyid, uint8_t *seed,
                             ks_progress_cb_t progress, void *progress_arg);
 
+/* A shard name on the wire: 64 lowercase hex characters.  */
+#define KS_NAME_HEXLEN 64
+
+/* True when S[0..LEN) is exactly a shard name (64 lowercase hex).  The
+ * one check every reader of a name uses: server URL, upload queue,
+ * parsers.  */
+int ks_name_is_valid (const char *s, size_t len);
+
 /* The shard name of share I (1..255) of chunk J as 64 lowercase hex
  * characters plus NUL: SHA-256 (N || byte I || be32 J).  */
 void ks_derive_shard_name (const uint8_t *seed, unsigned int i, uint32_t j,

@@ -126,3 +126,14 @@ ks_write_all (int fd, const void *buf, size_t len)
     }
   return 0;
 }
+
+int
+ks_hex_is_lower (const char *s, size_t len)
+{
+  size_t i;
+
+  for (i = 0; i < len; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+      return 0;
+  return 1;
+}
