@@ -1,4 +1,4 @@
-/* keysafe.c - the command line face of the flows
+/* keysafe-cli.c - the command line face of the flows
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * keysafe COMMAND [options]; COMMAND is backup, restore, check, servers,

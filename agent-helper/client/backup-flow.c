@@ -1,4 +1,4 @@
-/* backup.c - the backup flow: secret -> shards -> servers
+/* backup-flow.c - the backup flow: secret -> shards -> servers
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Shard I of every chunk goes to server I of the list (the first N
