@@ -109,4 +109,21 @@ EOF
 eq "backup after bad input" "$(last_reply "$T_WORK/after.out")" OK
 eq "exactly one ERR" "$(grep -c '^ERR' "$T_WORK/after.out")" 1
 
+# The helper takes the transfer time limits too: with server 1 stopped
+# (it accepts and never answers), CHECK with --timeout 3 ends within
+# seconds; without it the default of 60 s would pass the bound.
+kill -STOP "$PID_1"
+start=$(date +%s)
+session_head >"$T_WORK/hang.in"
+echo "CHECK" >>"$T_WORK/hang.in"
+timeout "$GCA_TIMEOUT" gpg-connect-agent --exec "$HELPER" --server \
+  --timeout 3 --connect-timeout 3 <"$T_WORK/hang.in" \
+  >"$T_WORK/hang.out" 2>"$T_WORK/hang.err" || true
+took=$(( $(date +%s) - start ))
+kill -CONT "$PID_1"
+grep_in "hang: server 1 is told unreachable" \
+  '^S INFO server 1 .*unreachable' "$T_WORK/hang.out"
+ok "hang: --timeout 3 bounds the stopped server ($took s)" \
+   test "$took" -ge 2 -a "$took" -le 30
+
 t_done

@@ -97,14 +97,10 @@ upload (const ks_options_t *opt, const ks_ui_t *ui, const ks_shardset_t *set,
   for (idx = 0; idx < nx; idx++)
     {
       i = idx % set->n;
-      x[idx].base = servers[i]->url;
-      x[idx].method = KS_HTTP_PUT;
-      memcpy (x[idx].name, set->names[idx], KS_NAME_HEX_LEN + 1);
+      ks_xfer_set (&x[idx], KS_HTTP_PUT, servers[i]->url, set->names[idx],
+                   i, i + 1, idx / set->n);
       x[idx].body = set->shards[idx];
       x[idx].bodylen = set->shard_len;
-      x[idx].server = i;
-      x[idx].share = i + 1;
-      x[idx].chunk = idx / set->n;
     }
   ks_flow_transport_cfg (opt, ui, &cfg);
   err = ks_transport_run (&cfg, x, nx);

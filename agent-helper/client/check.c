@@ -87,7 +87,7 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui)
           ks_ui_infof (ui, _("server %u (%s): shard present"), i,
                        list->server[i - 1].url);
         }
-      else if (f->state[i - 1] == 2)
+      else if (f->state[i - 1] == KS_LOC_FAILED)
         ks_ui_infof (ui, _("server %u (%s): unreachable: %s"), i,
                      list->server[i - 1].url, f->why[i - 1]);
       else

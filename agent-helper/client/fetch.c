@@ -21,15 +21,30 @@ note_failure (ks_fetch_t *f, const ks_xfer_t *x)
     return;
   if (x->err || (x->status != 200 && x->status != 404))
     {
-      if (f->state[x->server] != 1)
+      if (f->state[x->server] != KS_LOC_ANSWERED)
         {
-          f->state[x->server] = 2;
+          f->state[x->server] = KS_LOC_FAILED;
           snprintf (f->why[x->server], sizeof f->why[x->server], "%s",
                     ks_xfer_describe (x, why, sizeof why));
         }
     }
   else
-    f->state[x->server] = 1;
+    f->state[x->server] = KS_LOC_ANSWERED;
+}
+
+/* Request *NX of X: share SHARE of chunk CHUNK from server S.  The one
+ * place where the fetch derives a shard name.  */
+static void
+add_get (ks_fetch_t *f, ks_xfer_t *x, size_t *nx, unsigned int s,
+         unsigned int share, uint32_t chunk)
+{
+  char name[KS_NAME_HEX_LEN + 1];
+
+  ks_recover_shard_name (f->rec, share, chunk, name);
+  ks_xfer_set (&x[*nx], KS_HTTP_GET, f->list->server[s].url, name, s, share,
+               chunk);
+  x[*nx].maxresp = ks_recover_profile (f->rec)->object_size + 1;
+  (*nx)++;
 }
 
 static gpg_error_t
@@ -105,16 +120,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   if (!x)
     return gpg_error_from_syserror ();
   for (s = 0; s < f->nfirst; s++)
-    {
-      x[nx].base = list->server[s].url;
-      x[nx].method = KS_HTTP_GET;
-      ks_recover_shard_name (rec, s + 1, 0, x[nx].name);
-      x[nx].maxresp = profile->object_size + 1;
-      x[nx].server = s;
-      x[nx].share = s + 1;
-      x[nx].chunk = 0;
-      nx++;
-    }
+    add_get (f, x, &nx, s, s + 1, 0);
   err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
   gcry_free (x);
@@ -131,7 +137,6 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
                unsigned int *r_new)
 {
   gpg_error_t err = 0;
-  const ks_profile_t *profile = ks_recover_profile (f->rec);
   unsigned int nsrv = f->list->count, s, i, before = f->found;
   ks_xfer_t *x = NULL;
   size_t nx = 0;
@@ -154,16 +159,9 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
         continue;
       for (s = 0; s < nsrv; s++)
         {
-          if ((s == i - 1 && s < f->nfirst) || f->state[s] == 2)
+          if ((s == i - 1 && s < f->nfirst) || f->state[s] == KS_LOC_FAILED)
             continue;
-          x[nx].base = f->list->server[s].url;
-          x[nx].method = KS_HTTP_GET;
-          ks_recover_shard_name (f->rec, i, 0, x[nx].name);
-          x[nx].maxresp = profile->object_size + 1;
-          x[nx].server = s;
-          x[nx].share = i;
-          x[nx].chunk = 0;
-          nx++;
+          add_get (f, x, &nx, s, i, 0);
         }
     }
   if (nx)
@@ -182,7 +180,6 @@ gpg_error_t
 ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
 {
   gpg_error_t err = 0;
-  const ks_profile_t *profile = ks_recover_profile (f->rec);
   uint32_t nchunks = ks_recover_nchunks (f->rec), j;
   unsigned int i, have = 0;
   ks_xfer_t *x = NULL;
@@ -199,18 +196,8 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
   for (j = 1; j < nchunks; j++)
     for (i = 1; i <= f->maxshare; i++)
       {
-        int s = f->share_server[i];
-
-        if (s < 0)
-          continue;
-        x[nx].base = f->list->server[s].url;
-        x[nx].method = KS_HTTP_GET;
-        ks_recover_shard_name (f->rec, i, j, x[nx].name);
-        x[nx].maxresp = profile->object_size + 1;
-        x[nx].server = s;
-        x[nx].share = i;
-        x[nx].chunk = j;
-        nx++;
+        if (f->share_server[i] >= 0)
+          add_get (f, x, &nx, f->share_server[i], i, j);
       }
   err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
@@ -226,7 +213,7 @@ ks_fetch_failures (const ks_fetch_t *f, char *buf, size_t size)
 
   *buf = 0;
   for (s = 0; s < f->list->count && s < KS_DIM (f->state); s++)
-    if (f->state[s] == 2 && used < size)
+    if (f->state[s] == KS_LOC_FAILED && used < size)
       {
         int n = snprintf (buf + used, size - used, "%s%s (%s)",
                           used ? ", " : "", f->list->server[s].url,
@@ -244,7 +231,7 @@ ks_fetch_answered (const ks_fetch_t *f)
   unsigned int s, n = 0;
 
   for (s = 0; s < KS_DIM (f->state); s++)
-    if (f->state[s] == 1)
+    if (f->state[s] == KS_LOC_ANSWERED)
       n++;
   return n;
 }

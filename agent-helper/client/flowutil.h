@@ -79,8 +79,7 @@ typedef struct ks_fetch
   int share_server[KS_SHAMIR_MAX_SHARES + 1]; /* share -> server, -1 */
   unsigned int found;           /* shards of chunk 0 held */
   unsigned int junk;            /* answers of the wrong size */
-  /* Per server: 0 not asked, 1 answered, 2 unreachable/failed.  */
-  unsigned char state[256];
+  ks_loc_state_t state[256];    /* per server of LIST */
   char why[256][160];            /* the reason of a failed server */
 } ks_fetch_t;
 

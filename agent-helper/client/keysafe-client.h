@@ -44,6 +44,14 @@ typedef struct ks_options
   int no_protection;            /* firstboot: new key without passphrase */
 } ks_options_t;
 
+/* What became of one location (a server of the list) in a flow.  */
+typedef enum ks_loc_state
+  {
+    KS_LOC_NOT_ASKED = 0,       /* not asked */
+    KS_LOC_ANSWERED,            /* answered, with the shard or without */
+    KS_LOC_FAILED               /* unreachable, or an error answer */
+  } ks_loc_state_t;
+
 /* The face.  Every callback may be NULL where it makes sense.  Texts
  * handed to the callbacks are already translated.  */
 typedef struct ks_ui

@@ -272,12 +272,9 @@ ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
   ks_flow_transport_cfg (opt, ui, &cfg);
   for (i = 0; i < nq; i++)
     {
-      x[i].base = q[i].url;
-      x[i].method = KS_HTTP_PUT;
-      memcpy (x[i].name, q[i].name, sizeof x[i].name);
+      ks_xfer_set (&x[i], KS_HTTP_PUT, q[i].url, q[i].name, i, 0, 0);
       x[i].body = q[i].data;
       x[i].bodylen = q[i].len;
-      x[i].server = i;
     }
   err = ks_transport_run (&cfg, x, nq);
   if (err)
@@ -287,11 +284,8 @@ ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
   for (i = 0; i < nq; i++)
     if (!x[i].err && x[i].status == 409)
       {
-        g[nget].base = q[i].url;
-        g[nget].method = KS_HTTP_GET;
-        memcpy (g[nget].name, q[i].name, sizeof g[nget].name);
+        ks_xfer_set (&g[nget], KS_HTTP_GET, q[i].url, q[i].name, i, 0, 0);
         g[nget].maxresp = q[i].len + 1;
-        g[nget].server = i;
         nget++;
       }
   if (nget)

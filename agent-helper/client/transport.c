@@ -485,6 +485,20 @@ ks_transport_release (ks_xfer_t *xfers, size_t n)
     KS_BUF_FREE (xfers[i].resp);
 }
 
+void
+ks_xfer_set (ks_xfer_t *x, ks_http_method_t method, const char *base,
+             const char *name, unsigned int server, unsigned int share,
+             uint32_t chunk)
+{
+  memset (x, 0, sizeof *x);
+  x->base = base;
+  x->method = method;
+  snprintf (x->name, sizeof x->name, "%s", name);
+  x->server = server;
+  x->share = share;
+  x->chunk = chunk;
+}
+
 const char *
 ks_xfer_describe (const ks_xfer_t *x, char *buf, size_t size)
 {

@@ -58,6 +58,14 @@ typedef struct ks_transport_cfg
   void *progress_arg;
 } ks_transport_cfg_t;
 
+/* Fill X (zeroed first) as the request METHOD of the shard NAME at
+ * BASE; SERVER, SHARE and CHUNK are the caller's bookkeeping.  A PUT
+ * then gets X->body and X->bodylen, a GET X->maxresp.  The one place
+ * where requests are made, so every field starts out set.  */
+void ks_xfer_set (ks_xfer_t *x, ks_http_method_t method, const char *base,
+                  const char *name, unsigned int server, unsigned int share,
+                  uint32_t chunk);
+
 /* Run the N requests of XFERS until each has an answer or has failed;
  * the results are in each element.  Only a failure of the machinery
  * itself (out of memory, libcurl unusable) is returned.  */

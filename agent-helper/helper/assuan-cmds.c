@@ -197,7 +197,7 @@ refuse_waiting_clients (ks_session_t *s)
       if (fd < 0)
         return;
       ks_helper_refuse (fd);
-      if (s->defaults->verbose)
+      if (s->defaults->opt.verbose)
         gpgrt_log_info (_("busy: refused another client\n"));
     }
 }
@@ -347,7 +347,7 @@ ui_get_password (void *arg, const char *prompt, int confirm, char **r_pw)
 
   *r_pw = NULL;
   if (s->pinentry && !s->batch)
-    return ks_agent_get_passphrase (s->defaults->homedir, prompt,
+    return ks_agent_get_passphrase (s->defaults->opt.homedir, prompt,
                                     _("Password:"), confirm, r_pw);
   /* A program answers the inquiry; asking it twice proves nothing.  */
   return inquire_text (s, "PASSWORD", KS_HELPER_MAX_PASSWORD, r_pw);
@@ -382,16 +382,12 @@ make_options (ks_session_t *s, ks_options_t *opt)
 {
   const ks_helper_defaults_t *d = s->defaults;
 
-  memset (opt, 0, sizeof *opt);
-  opt->homedir = d->homedir;
-  opt->profile = s->profile ? s->profile : d->profile;
-  opt->servers = s->servers_set ? (const char **)s->servers : d->servers;
-  opt->servers_file = d->servers_file;
-  opt->tor_socks = d->tor_socks;
-  opt->no_tor = d->no_tor;
+  *opt = d->opt;
+  if (s->profile)
+    opt->profile = s->profile;
+  if (s->servers_set)
+    opt->servers = (const char **)s->servers;
   opt->batch = s->batch;
-  opt->verbose = d->verbose;
-  opt->threads = d->threads;
   opt->name = s->name;
 }
 

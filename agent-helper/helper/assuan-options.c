@@ -37,7 +37,7 @@ ks_helper_session_reset (ks_session_t *s)
   s->profile = NULL;
   free_servers (s);
   s->pinentry = s->defaults->pinentry;
-  s->batch = s->defaults->batch;
+  s->batch = s->defaults->opt.batch;
   gpgrt_free (s->errtext);
   s->errtext = NULL;
 }

@@ -23,19 +23,13 @@
 #define KS_HELPER_MAX_SERVERS 64
 
 /* The settings given on the command line: the defaults of a session,
- * restored by RESET.  */
+ * restored by RESET.  OPT holds what the flows take (homedir, profile,
+ * servers, timeouts, ...); a session overrides name, profile, servers
+ * and batch.  */
 typedef struct ks_helper_defaults
 {
-  const char *homedir;
-  const char *profile;
-  const char **servers;         /* NULL-terminated or NULL */
-  const char *servers_file;
-  const char *tor_socks;
-  int no_tor;
+  ks_options_t opt;
   int pinentry;                 /* password-mode=pinentry */
-  int batch;
-  int verbose;
-  unsigned int threads;
 } ks_helper_defaults_t;
 
 typedef struct ks_session

@@ -49,6 +49,8 @@ enum cmd_and_opt_values
     oBatch,
     oVerbose,
     oThreads,
+    oTimeout,
+    oConnectTimeout,
     oSocket
   };
 
@@ -77,6 +79,9 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_n (oVerbose, "verbose", N_("verbose")),
     ARGPARSE_s_u (oThreads, "threads",
                   N_("|N|solve the puzzle with N threads")),
+    ARGPARSE_s_u (oTimeout, "timeout", N_("|SEC|time limit per request")),
+    ARGPARSE_s_u (oConnectTimeout, "connect-timeout",
+                  N_("|SEC|time limit to connect")),
     ARGPARSE_s_s (oSocket, "socket",
                   N_("|FILE|listen on FILE instead of S.keysafe")),
     ARGPARSE_end ()
@@ -187,7 +192,7 @@ serve_connection (assuan_context_t ctx, ks_session_t *session, int client_fd)
               if (fd >= 0)
                 {
                   ks_helper_refuse (fd);
-                  if (session->defaults->verbose)
+                  if (session->defaults->opt.verbose)
                     gpgrt_log_info (_("busy: refused another client\n"));
                 }
             }
@@ -321,7 +326,7 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
     sockname = gpgrt_strdup (socketopt);
   else
     {
-      err = ks_agent_gpgconf_dir (defaults->homedir, "socketdir", &socketdir);
+      err = ks_agent_gpgconf_dir (defaults->opt.homedir, "socketdir", &socketdir);
       if (err)
         {
           gpgrt_log_error (_("cannot find GnuPG's socket directory: %s\n"),
@@ -343,7 +348,7 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
                        gpg_strerror (err));
       goto leave;
     }
-  if (defaults->verbose)
+  if (defaults->opt.verbose)
     gpgrt_log_info (_("listening on %s\n"), sockname);
 
   memset (&sa, 0, sizeof sa);
@@ -369,7 +374,7 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
       if (fd < 0)
         continue;
 
-      if (defaults->verbose)
+      if (defaults->opt.verbose)
         gpgrt_log_info (_("client connected\n"));
       memset (&session, 0, sizeof session);
       session.defaults = defaults;
@@ -386,12 +391,12 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
         err = ks_helper_register (ctx, &session);
       if (!err)
         err = serve_connection (ctx, &session, fd);
-      if (err && defaults->verbose)
+      if (err && defaults->opt.verbose)
         gpgrt_log_info (_("connection ended: %s\n"), gpg_strerror (err));
       ks_helper_session_reset (&session);
       /* Releasing a socket server context closes its descriptor.  */
       assuan_release (ctx);
-      if (defaults->verbose)
+      if (defaults->opt.verbose)
         gpgrt_log_info (_("client disconnected\n"));
     }
   err = 0;
@@ -458,16 +463,22 @@ main (int argc, char **argv)
             }
           cmd = pargs.r_opt;
           break;
-        case oHomedir: defaults.homedir = pargs.r.ret_str; break;
-        case oProfile: defaults.profile = pargs.r.ret_str; break;
+        case oHomedir: defaults.opt.homedir = pargs.r.ret_str; break;
+        case oProfile: defaults.opt.profile = pargs.r.ret_str; break;
         case oUseServer: servers[nservers++] = pargs.r.ret_str; break;
-        case oServersFile: defaults.servers_file = pargs.r.ret_str; break;
-        case oTorSocks: defaults.tor_socks = pargs.r.ret_str; break;
-        case oNoTor: defaults.no_tor = 1; break;
+        case oServersFile: defaults.opt.servers_file = pargs.r.ret_str; break;
+        case oTorSocks: defaults.opt.tor_socks = pargs.r.ret_str; break;
+        case oNoTor: defaults.opt.no_tor = 1; break;
         case oPinentry: defaults.pinentry = 1; break;
-        case oBatch: defaults.batch = 1; break;
-        case oVerbose: defaults.verbose++; break;
-        case oThreads: defaults.threads = (unsigned int)pargs.r.ret_ulong; break;
+        case oBatch: defaults.opt.batch = 1; break;
+        case oVerbose: defaults.opt.verbose++; break;
+        case oThreads: defaults.opt.threads = (unsigned int)pargs.r.ret_ulong; break;
+        case oTimeout:
+          defaults.opt.timeout = (unsigned int)pargs.r.ret_ulong;
+          break;
+        case oConnectTimeout:
+          defaults.opt.connect_timeout = (unsigned int)pargs.r.ret_ulong;
+          break;
         case oSocket: socketopt = pargs.r.ret_str; break;
         default: pargs.err = ARGPARSE_PRINT_ERROR; break;
         }
@@ -478,17 +489,17 @@ main (int argc, char **argv)
       gpgrt_log_error (_("unexpected argument '%s'\n"), argv[0]);
       return 2;
     }
-  if (defaults.profile && !ks_profile_find (defaults.profile))
+  if (defaults.opt.profile && !ks_profile_find (defaults.opt.profile))
     {
-      gpgrt_log_error (_("unknown profile '%s'\n"), defaults.profile);
+      gpgrt_log_error (_("unknown profile '%s'\n"), defaults.opt.profile);
       return 2;
     }
   if (nservers)
-    defaults.servers = servers;
-  if (defaults.homedir)
+    defaults.opt.servers = servers;
+  if (defaults.opt.homedir)
     {
       /* The flows use GPGME with the default home: point it there.  */
-      setenv ("GNUPGHOME", defaults.homedir, 1);
+      setenv ("GNUPGHOME", defaults.opt.homedir, 1);
     }
 
   gpgme_check_version (NULL);
