@@ -48,10 +48,10 @@ srv_stop 2
 fails "restore with two servers down fails" ks restore --stdout \
   --name twodown --password-fd 3 $SERVERS
 grep_in "the error says how many shards" \
-  "only 1 shards of 'twodown' found, at least 2 are needed" "$T_WORK/ks.err"
+  "only 1 shard of 'twodown' found, at least 2 are needed" "$T_WORK/ks.err"
 grep_in "the error names the unreachable servers" \
   "unreachable: $URL_1 (" "$T_WORK/ks.err"
-eq "one line of error" "$(grep -c 'only 1 shards' "$T_WORK/ks.err")" 1
+eq "one line of error" "$(grep -c 'only 1 shard of' "$T_WORK/ks.err")" 1
 srv_start 1
 srv_start 2
 

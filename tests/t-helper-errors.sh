@@ -122,7 +122,7 @@ timeout "$GCA_TIMEOUT" gpg-connect-agent --exec "$HELPER" --server \
 took=$(( $(date +%s) - start ))
 kill -CONT "$PID_1"
 grep_in "hang: server 1 is told unreachable" \
-  '^S INFO server 1 .*unreachable' "$T_WORK/hang.out"
+  '^S LOCATION 1 unreachable ' "$T_WORK/hang.out"
 ok "hang: --timeout 3 bounds the stopped server ($took s)" \
    test "$took" -ge 2 -a "$took" -le 30
 

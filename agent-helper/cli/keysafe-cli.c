@@ -16,6 +16,7 @@
 #include "keysafe-client.h"
 #include "password.h"
 #include "progress.h"
+#include "render.h"
 
 #define KS_MAX_SERVERS_OPT 64
 
@@ -339,6 +340,9 @@ main (int argc, char **argv)
   uint8_t *secret = NULL;
   size_t secretlen = 0;
   char fprbuf[65];
+  ks_backup_result_t bres;
+  ks_fetch_result_t fres;
+  ks_firstboot_result_t fbres;
 
   gpgrt_set_strusage (my_strusage);
   gpgrt_log_set_prefix ("keysafe", GPGRT_LOG_WITH_PREFIX);
@@ -466,13 +470,23 @@ main (int argc, char **argv)
           if (err)
             return 1;
         }
-      err = ks_flow_backup (&opt, &ui, secret, secretlen);
+      err = ks_flow_backup (&opt, &ui, secret, secretlen, &bres);
       ks_free_secret (secret, secretlen);
+      ks_render_backup (&ui, &bres);
+      ks_backup_result_release (&bres);
     }
   else if (!strcmp (cmd, "restore"))
-    err = ks_flow_restore (&opt, &ui, use_stdout);
+    {
+      err = ks_flow_restore (&opt, &ui, use_stdout, &fres);
+      ks_render_restore (&ui, &fres);
+      ks_fetch_result_release (&fres);
+    }
   else if (!strcmp (cmd, "check"))
-    err = ks_flow_check (&opt, &ui);
+    {
+      err = ks_flow_check (&opt, &ui, &fres);
+      ks_render_check (&ui, &fres);
+      ks_fetch_result_release (&fres);
+    }
   else if (!strcmp (cmd, "servers"))
     {
       ui.info = face_print;
@@ -483,7 +497,11 @@ main (int argc, char **argv)
   else if (!strcmp (cmd, "upload-queued"))
     err = ks_flow_upload_queued (&opt, &ui);
   else if (!strcmp (cmd, "firstboot"))
-    err = ks_flow_firstboot (&opt, &ui);
+    {
+      err = ks_flow_firstboot (&opt, &ui, &fbres);
+      ks_render_backup (&ui, &fbres.backup);
+      ks_backup_result_release (&fbres.backup);
+    }
   else
     {
       gpgrt_log_error (_("unknown command '%s'\n"), cmd);

@@ -123,27 +123,175 @@ upload (const ks_options_t *opt, const ks_ui_t *ui, const ks_shardset_t *set,
   return 0;
 }
 
+/* The secret to back up: SECRET as given, or the key OPT->gpgkeyid
+ * exported into *R_OWN.  *R_FPR gets the exported key's fingerprint.  */
+static gpg_error_t
+get_secret (const ks_options_t *opt, const ks_ui_t *ui,
+            const uint8_t **io_secret, size_t *io_len,
+            uint8_t **r_own, size_t *r_ownlen, char **r_fpr)
+{
+  gpg_error_t err;
+
+  if (!*io_secret)
+    {
+      if (!opt->gpgkeyid)
+        {
+          ks_ui_errorf (ui, _("no key given to back up"));
+          return gpg_error (GPG_ERR_NO_SECKEY);
+        }
+      err = ks_gpg_export_secret (opt->homedir, opt->gpgkeyid,
+                                  r_own, r_ownlen, r_fpr);
+      if (err)
+        {
+          ks_ui_errorf (ui, _("can't export the secret key '%s': %s"),
+                        opt->gpgkeyid, gpg_strerror (err));
+          return err;
+        }
+      ks_ui_infof (ui, _("exported secret key %s (%zu bytes, minimal)"),
+                   *r_fpr, *r_ownlen);
+      *io_secret = *r_own;
+      *io_len = *r_ownlen;
+    }
+  if (!*io_len)
+    {
+      ks_ui_errorf (ui, _("nothing to back up: the secret is empty"));
+      return gpg_error (GPG_ERR_NO_DATA);
+    }
+  if (*io_len > KS_MAX_SECRET)
+    {
+      ks_ui_errorf (ui, _("the secret is too large (%zu bytes, at most %u)"),
+                    *io_len, (unsigned int)KS_MAX_SECRET);
+      return gpg_error (GPG_ERR_TOO_LARGE);
+    }
+  return 0;
+}
+
+/* The key id the names are bound to (--bind-keyid), or none.  */
+static gpg_error_t
+get_bound_keyid (const ks_options_t *opt, const ks_ui_t *ui, const char *fpr,
+                 char *keyidbuf, const char **r_keyid)
+{
+  gpg_error_t err;
+  const char *src = fpr ? fpr : opt->gpgkeyid;
+
+  *r_keyid = NULL;
+  if (!opt->bind_keyid)
+    return 0;
+  if (!src)
+    {
+      ks_ui_errorf (ui, _("--bind-keyid needs --gpgkeyid"));
+      return gpg_error (GPG_ERR_MISSING_VALUE);
+    }
+  err = ks_flow_keyid (ui, src, keyidbuf);
+  if (err)
+    return err;
+  *r_keyid = keyidbuf;
+  ks_ui_infof (ui, _("names bound to key id %s: restoring needs"
+                     " --gpgkeyid %s"), keyidbuf, keyidbuf);
+  return 0;
+}
+
+/* The name is taken: ask for another one into *IO_NAME.  */
+static gpg_error_t
+ask_other_name (const ks_options_t *opt, const ks_ui_t *ui,
+                unsigned int attempt, char **io_name)
+{
+  gpg_error_t err;
+  char prompt[512];
+  char *nn = NULL;
+
+  if (opt->batch || !ui->get_name || attempt + 1 >= KS_BACKUP_MAX_NAMES)
+    {
+      ks_ui_errorf (ui, _("the name '%s' is taken on a server;"
+                          " choose another name (--name)"), *io_name);
+      return gpg_error (GPG_ERR_NAME_EXISTS);
+    }
+  snprintf (prompt, sizeof prompt,
+            _("The name '%s' is taken; choose another name"), *io_name);
+  err = ui->get_name (ui->arg, prompt, &nn);
+  if (!err && (!nn || !*nn))
+    err = gpg_error (GPG_ERR_CANCELED);
+  if (err)
+    {
+      gcry_free (nn);
+      ks_ui_errorf (ui, _("the name '%s' is taken; no other name"
+                          " given"), *io_name);
+      return err;
+    }
+  gcry_free (*io_name);
+  *io_name = nn;
+  return 0;
+}
+
+/* Queue what a server did not take and record every location in R.  */
+static gpg_error_t
+record_result (const ks_options_t *opt, const ks_ui_t *ui,
+               const ks_server_t **servers, const int *ok,
+               const ks_xfer_t *x, size_t nx, ks_backup_result_t *r)
+{
+  gpg_error_t err;
+  unsigned int i;
+  size_t idx;
+
+  r->uploaded = 1;
+  r->queued = gcry_calloc (nx ? nx : 1, sizeof *r->queued);
+  if (!r->queued)
+    return gpg_error_from_syserror ();
+  for (i = 0; i < r->n; i++)
+    {
+      r->loc[i].url = gcry_strdup (servers[i]->url);
+      if (!r->loc[i].url)
+        return gpg_error_from_syserror ();
+      r->loc[i].state = ok[i] ? KS_LOC_ANSWERED : KS_LOC_FAILED;
+      r->outcome[i] = ok[i] ? KS_BACKUP_STORED : KS_BACKUP_QUEUED;
+      if (ok[i])
+        r->nstored++;
+    }
+  for (idx = 0; idx < nx; idx++)
+    {
+      if (!x[idx].err && x[idx].status == 201)
+        continue;
+      i = x[idx].server;
+      if (!r->loc[i].why[0])
+        ks_xfer_describe (&x[idx], r->loc[i].why, sizeof r->loc[i].why);
+      err = ks_queue_add (opt->homedir, servers[i]->url,
+                          x[idx].name, x[idx].body, x[idx].bodylen);
+      if (err)
+        {
+          ks_ui_errorf (ui, _("can't queue a shard for %s: %s"),
+                        servers[i]->url, gpg_strerror (err));
+          return err;
+        }
+      memcpy (r->queued[r->nqueued++], x[idx].name, KS_NAME_HEX_LEN + 1);
+    }
+  if (r->nqueued)
+    ks_queue_dir (opt->homedir, &r->queue_dir);
+  r->restorable = r->nstored >= r->k;
+  return r->restorable ? 0 : gpg_error (GPG_ERR_TRY_LATER);
+}
+
 gpg_error_t
 ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
-                const uint8_t *secret, size_t secretlen)
+                const uint8_t *secret, size_t secretlen,
+                ks_backup_result_t *r)
 {
   gpg_error_t err;
   const ks_profile_t *profile;
   ks_serverlist_t *list = NULL;
   const ks_server_t *servers[KS_SHAMIR_MAX_SHARES];
   int ok[KS_SHAMIR_MAX_SHARES];
-  unsigned int n, k, i, nok, attempt;
+  unsigned int n, k, attempt;
   uint8_t *own = NULL;
   size_t ownlen = 0;
-  char *fpr = NULL, *name = NULL, *pw = NULL;
+  char *fpr = NULL, *pw = NULL;
   char keyidbuf[17];
   const char *keyid = NULL;
   ks_shardset_t *set = NULL;
   ks_xfer_t *x = NULL;
-  size_t nx = 0, idx, nqueued = 0;
+  size_t nx = 0;
   int taken = 0;
-  char why[256];
 
+  memset (r, 0, sizeof *r);
   err = ks_flow_profile (opt, ui, &profile);
   if (err)
     goto leave;
@@ -157,75 +305,25 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
       err = gpg_error (GPG_ERR_INV_ARG);
       goto leave;
     }
+  r->profile = profile->name;
+  r->n = n;
+  r->k = k;
   err = ks_flow_load_servers (opt, ui, &list);
-  if (err)
-    goto leave;
-  err = pick_servers (ui, list, n, servers);
-  if (err)
-    goto leave;
-
-  if (!secret)
-    {
-      if (!opt->gpgkeyid)
-        {
-          ks_ui_errorf (ui, _("no key given to back up"));
-          err = gpg_error (GPG_ERR_NO_SECKEY);
-          goto leave;
-        }
-      err = ks_gpg_export_secret (opt->homedir, opt->gpgkeyid,
-                                  &own, &ownlen, &fpr);
-      if (err)
-        {
-          ks_ui_errorf (ui, _("can't export the secret key '%s': %s"),
-                        opt->gpgkeyid, gpg_strerror (err));
-          goto leave;
-        }
-      ks_ui_infof (ui, _("exported secret key %s (%zu bytes, minimal)"),
-                   fpr, ownlen);
-      secret = own;
-      secretlen = ownlen;
-    }
-  if (!secretlen)
-    {
-      ks_ui_errorf (ui, _("nothing to back up: the secret is empty"));
-      err = gpg_error (GPG_ERR_NO_DATA);
-      goto leave;
-    }
-  if (secretlen > KS_MAX_SECRET)
-    {
-      ks_ui_errorf (ui, _("the secret is too large (%zu bytes, at most %u)"),
-                    secretlen, (unsigned int)KS_MAX_SECRET);
-      err = gpg_error (GPG_ERR_TOO_LARGE);
-      goto leave;
-    }
-
-  if (opt->bind_keyid)
-    {
-      const char *src = fpr ? fpr : opt->gpgkeyid;
-
-      if (!src)
-        {
-          ks_ui_errorf (ui, _("--bind-keyid needs --gpgkeyid"));
-          err = gpg_error (GPG_ERR_MISSING_VALUE);
-          goto leave;
-        }
-      err = ks_flow_keyid (ui, src, keyidbuf);
-      if (err)
-        goto leave;
-      keyid = keyidbuf;
-      ks_ui_infof (ui, _("names bound to key id %s: restoring needs"
-                         " --gpgkeyid %s"), keyid, keyid);
-    }
-
-  err = ks_flow_get_name (opt, ui, _("Name of this backup (you need it,"
-                                     " with the password, to restore)"),
-                          &name);
-  if (err)
-    goto leave;
-  err = ks_flow_get_password (opt, ui, _("Password for this backup"), 1, &pw);
-  if (err)
-    goto leave;
-  err = check_strength (opt, ui, profile, pw, name);
+  if (!err)
+    err = pick_servers (ui, list, n, servers);
+  if (!err)
+    err = get_secret (opt, ui, &secret, &secretlen, &own, &ownlen, &fpr);
+  if (!err)
+    err = get_bound_keyid (opt, ui, fpr, keyidbuf, &keyid);
+  if (!err)
+    err = ks_flow_get_name (opt, ui, _("Name of this backup (you need it,"
+                                       " with the password, to restore)"),
+                            &r->name);
+  if (!err)
+    err = ks_flow_get_password (opt, ui, _("Password for this backup"), 1,
+                                &pw);
+  if (!err)
+    err = check_strength (opt, ui, profile, pw, r->name);
   if (err)
     goto leave;
   ks_flow_warn_tor (opt, ui, list, n);
@@ -234,7 +332,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
     {
       ks_ui_infof (ui, _("deriving keys with profile '%s'..."),
                    profile->name);
-      err = ks_shardset_create (profile, name, keyid, pw, strlen (pw),
+      err = ks_shardset_create (profile, r->name, keyid, pw, strlen (pw),
                                 secret, secretlen, n, k,
                                 ks_ui_progress_cb, (void *)ui, &set);
       if (err)
@@ -243,101 +341,23 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
                         gpg_strerror (err));
           goto leave;
         }
+      r->nchunks = set->nchunks;
       ks_ui_infof (ui, _("uploading %u shards of %u objects to %u servers..."),
                    n, (unsigned int)set->nchunks, n);
       err = upload (opt, ui, set, servers, &taken, ok, &x, &nx);
-      if (err)
-        goto leave;
-      if (!taken)
+      if (err || !taken)
         break;
-
-      /* The name is taken: ask for another one.  */
       ks_transport_release (x, nx);
       gcry_free (x);
       x = NULL;
       ks_shardset_free (set);
       set = NULL;
-      if (opt->batch || !ui->get_name || attempt + 1 >= KS_BACKUP_MAX_NAMES)
-        {
-          ks_ui_errorf (ui, _("the name '%s' is taken on a server;"
-                              " choose another name (--name)"), name);
-          err = gpg_error (GPG_ERR_NAME_EXISTS);
-          goto leave;
-        }
-      {
-        char prompt[512];
-        char *nn = NULL;
-
-        snprintf (prompt, sizeof prompt,
-                  _("The name '%s' is taken; choose another name"), name);
-        err = ui->get_name (ui->arg, prompt, &nn);
-        if (!err && (!nn || !*nn))
-          err = gpg_error (GPG_ERR_CANCELED);
-        if (err)
-          {
-            gcry_free (nn);
-            ks_ui_errorf (ui, _("the name '%s' is taken; no other name"
-                                " given"), name);
-            goto leave;
-          }
-        gcry_free (name);
-        name = nn;
-      }
+      err = ask_other_name (opt, ui, attempt, &r->name);
+      if (err)
+        goto leave;
     }
-
-  /* Tell the result, queue what is missing.  */
-  for (i = nok = 0; i < n; i++)
-    if (ok[i])
-      nok++;
-  if (nok < n)
-    for (idx = 0; idx < nx; idx++)
-      {
-        if (!x[idx].err && x[idx].status == 201)
-          continue;
-        err = ks_queue_add (opt->homedir, servers[x[idx].server]->url,
-                            x[idx].name, x[idx].body, x[idx].bodylen);
-        if (err)
-          {
-            ks_ui_errorf (ui, _("can't queue a shard for %s: %s"),
-                          servers[x[idx].server]->url, gpg_strerror (err));
-            goto leave;
-          }
-        nqueued++;
-      }
-  for (i = 0; i < n; i++)
-    if (!ok[i])
-      {
-        for (idx = 0; idx < nx; idx++)
-          if (x[idx].server == i && (x[idx].err || x[idx].status != 201))
-            break;
-        ks_ui_infof (ui, _("server %u (%s) failed: %s"), i + 1,
-                     servers[i]->url,
-                     ks_xfer_describe (&x[idx], why, sizeof why));
-      }
-  if (nok == n)
-    ks_ui_infof (ui, _("backup '%s' stored: %u of %u servers hold their"
-                       " shards; any %u restore it"), name, nok, n, k);
-  else
-    {
-      char *qdir = NULL;
-
-      ks_queue_dir (opt->homedir, &qdir);
-      ks_ui_infof (ui, _("%zu shards wait in the upload queue %s;"
-                         " run 'keysafe upload-queued' when the servers"
-                         " are back"), nqueued, qdir ? qdir : "");
-      gcry_free (qdir);
-      if (nok >= k)
-        ks_ui_infof (ui, _("the backup is restorable now: %u of %u servers"
-                           " hold their shards and %u are needed"),
-                     nok, n, k);
-      else
-        {
-          ks_ui_errorf (ui, _("the backup is NOT restorable yet: only %u"
-                              " of %u servers hold their shards and %u are"
-                              " needed"), nok, n, k);
-          err = gpg_error (GPG_ERR_TRY_LATER);
-        }
-    }
+  if (!err)
+    err = record_result (opt, ui, servers, ok, x, nx, r);
 
  leave:
   ks_transport_release (x, nx);
@@ -345,9 +365,23 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   ks_shardset_free (set);
   if (pw)
     ks_free_secret (pw, strlen (pw));
-  gcry_free (name);
   gcry_free (fpr);
   ks_free_secret (own, ownlen);
   ks_serverlist_free (list);
   return err;
+}
+
+void
+ks_backup_result_release (ks_backup_result_t *r)
+{
+  unsigned int i;
+
+  if (!r)
+    return;
+  for (i = 0; i < KS_DIM (r->loc); i++)
+    gcry_free (r->loc[i].url);
+  gcry_free (r->name);
+  gcry_free (r->queued);
+  gcry_free (r->queue_dir);
+  memset (r, 0, sizeof *r);
 }

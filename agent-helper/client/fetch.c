@@ -205,26 +205,6 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
   return err;
 }
 
-const char *
-ks_fetch_failures (const ks_fetch_t *f, char *buf, size_t size)
-{
-  unsigned int s;
-  size_t used = 0;
-
-  *buf = 0;
-  for (s = 0; s < f->list->count && s < KS_DIM (f->state); s++)
-    if (f->state[s] == KS_LOC_FAILED && used < size)
-      {
-        int n = snprintf (buf + used, size - used, "%s%s (%s)",
-                          used ? ", " : "", f->list->server[s].url,
-                          f->why[s]);
-        if (n < 0)
-          break;
-        used += n;
-      }
-  return buf;
-}
-
 unsigned int
 ks_fetch_answered (const ks_fetch_t *f)
 {
@@ -234,4 +214,91 @@ ks_fetch_answered (const ks_fetch_t *f)
     if (f->state[s] == KS_LOC_ANSWERED)
       n++;
   return n;
+}
+
+
+gpg_error_t
+ks_fetch_result_init (const ks_serverlist_t *list, ks_fetch_result_t *r)
+{
+  unsigned int s;
+
+  r->nloc = list->count < KS_FETCH_MAX_SERVERS ? list->count
+                                               : KS_FETCH_MAX_SERVERS;
+  r->loc = gcry_calloc (r->nloc ? r->nloc : 1, sizeof *r->loc);
+  if (!r->loc)
+    return gpg_error_from_syserror ();
+  for (s = 0; s < r->nloc; s++)
+    {
+      r->loc[s].url = gcry_strdup (list->server[s].url);
+      if (!r->loc[s].url)
+        return gpg_error_from_syserror ();
+    }
+  return 0;
+}
+
+void
+ks_fetch_snapshot (const ks_fetch_t *f, ks_fetch_result_t *r)
+{
+  unsigned int s;
+
+  for (s = 0; s < r->nloc; s++)
+    {
+      r->loc[s].state = f->state[s];
+      snprintf (r->loc[s].why, sizeof r->loc[s].why, "%s", f->why[s]);
+    }
+}
+
+void
+ks_fetch_result_release (ks_fetch_result_t *r)
+{
+  unsigned int s;
+
+  if (!r)
+    return;
+  for (s = 0; r->loc && s < r->nloc; s++)
+    gcry_free (r->loc[s].url);
+  gcry_free (r->loc);
+  gcry_free (r->name);
+  gcry_free (r->fpr);
+  memset (r, 0, sizeof *r);
+}
+
+gpg_error_t
+ks_fetch_locate (const ks_options_t *opt, const ks_ui_t *ui,
+                 const ks_profile_t *pinned, const char *name,
+                 const char *keyid, const ks_serverlist_t *list,
+                 int for_restore, ks_fetch_t *f, ks_fetch_result_t *r,
+                 ks_fetch_try_t try, void *arg)
+{
+  gpg_error_t err = 0;
+  unsigned int pidx, nprof = pinned ? 1 : ks_profile_count ();
+  size_t tl = 0;
+  int stop = 0;
+
+  for (pidx = 0; pidx < nprof && !stop && !err; pidx++)
+    {
+      const ks_profile_t *profile = pinned ? pinned : ks_profile_nth (pidx);
+      ks_recover_t *rec = NULL;
+      int n;
+
+      n = snprintf (r->tried + tl, sizeof r->tried - tl, "%s%s",
+                    tl ? ", " : "", profile->name);
+      if (n > 0 && (size_t)n < sizeof r->tried - tl)
+        tl += n;
+      r->needed = opt->threshold ? opt->threshold : profile->threshold;
+      if (for_restore)
+        ks_ui_infof (ui, _("looking for '%s' with profile '%s'..."),
+                     name, profile->name);
+      ks_recover_free (f->rec);
+      f->rec = NULL;
+      err = ks_recover_new (profile, name, keyid, ks_ui_progress_cb,
+                            (void *)ui, &rec);
+      if (!err)
+        err = ks_fetch_chunk0 (opt, ui, rec, list,
+                               for_restore ? r->needed : 0, f);
+      f->rec = rec;
+      if (!err)
+        err = try (arg, profile, f, &stop);
+    }
+  return err;
 }

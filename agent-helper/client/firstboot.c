@@ -281,22 +281,183 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
 }
 
 
-gpg_error_t
-ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
+/* The key to back up into FPR: --gpgkeyid, else the first secret key,
+ * else a new one (*R_CREATED set).  */
+static gpg_error_t
+pick_key (const ks_options_t *opt, const ks_ui_t *ui, char *fpr,
+          size_t fprsize, int *r_created)
+{
+  gpg_error_t err = 0;
+  struct fb_keys keys;
+  char *userid = NULL;
+
+  *r_created = 0;
+  memset (&keys, 0, sizeof keys);
+  if (opt->gpgkeyid)
+    {
+      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, fpr, fprsize);
+      if (err)
+        ks_ui_errorf (ui, _("no secret key '%s': %s"), opt->gpgkeyid,
+                      gpg_strerror (err));
+      else
+        ks_ui_infof (ui, _("backing up the secret key %s (--gpgkeyid)"),
+                     fpr);
+      return err;
+    }
+  err = ks_gpg_list_secret (opt->homedir, fb_collect_key, &keys);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't list the secret keys: %s"),
+                    gpg_strerror (err));
+      return err;
+    }
+  if (keys.count)
+    {
+      snprintf (fpr, fprsize, "%s", keys.first);
+      if (keys.count > 1)
+        ks_ui_infof (ui, _("there are %u secret keys; backing up the first,"
+                           " %s %s (choose another with --gpgkeyid)"),
+                     keys.count, keys.first, keys.first_uid);
+      else
+        ks_ui_infof (ui, _("backing up the secret key %s %s"),
+                     keys.first, keys.first_uid);
+      return 0;
+    }
+
+  if (opt->userid && *opt->userid)
+    {
+      userid = gpgrt_strdup (opt->userid);
+      if (!userid)
+        err = gpg_error_from_syserror ();
+    }
+  else
+    {
+      err = default_userid (&userid);
+      if (err)
+        ks_ui_errorf (ui, _("can't make a user ID from the passwd"
+                            " entry (%s); give --userid"),
+                      gpg_strerror (err));
+    }
+  if (err)
+    goto leave;
+  ks_ui_infof (ui, _("no secret key yet: creating one for '%s' with"
+                     " GnuPG's default algorithm%s..."), userid,
+               opt->no_protection ? _(", without a passphrase") : "");
+  err = ks_gpg_create_key (opt->homedir, userid, opt->no_protection,
+                           fpr, fprsize);
+  if (err)
+    {
+      ks_ui_errorf (ui, _("can't create a key for '%s': %s"), userid,
+                    gpg_strerror (err));
+      goto leave;
+    }
+  *r_created = 1;
+  ks_ui_infof (ui, _("created key %s"), fpr);
+
+ leave:
+  gpgrt_free (userid);
+  return err;
+}
+
+/* Back up the key FPR with the face MYUI; write the marker, or the
+ * pending file when too few servers took their shards.  The backup's
+ * own result lands in R for the caller's face.  */
+static gpg_error_t
+back_up (const ks_options_t *opt, const ks_ui_t *ui, const ks_ui_t *myui,
+         const char *home, const char *pending, const ks_profile_t *profile,
+         const char *fpr, ks_backup_result_t *r)
 {
   gpg_error_t err;
-  char *home = NULL, *marker = NULL, *pending = NULL, *userid = NULL;
+  ks_options_t o;
+  ks_fbnames_t newq;
+
+  o = *opt;
+  o.gpgkeyid = fpr;
+  err = ks_flow_backup (&o, myui, NULL, 0, r);
+  /* What this run queued, as the backup tells it.  */
+  newq.name = r->queued;
+  newq.count = r->nqueued;
+
+  if (!err)
+    {
+      if (newq.count)
+        ks_ui_infof (ui, _("the backup counts as done: it is restorable"
+                           " now; the %zu queued shards follow with"
+                           " 'keysafe upload-queued'"), newq.count);
+      err = done (ui, home, fpr, profile->name, newq.count);
+    }
+  else if (gpg_err_code (err) == GPG_ERR_TRY_LATER && newq.count)
+    {
+      gpg_error_t err2 = ks_fbstate_write_pending (home, fpr, profile->name,
+                                                   r->n, r->k, &newq);
+      if (err2)
+        ks_ui_errorf (ui, _("can't write %s: %s"), pending,
+                      gpg_strerror (err2));
+      ks_ui_errorf (ui, _("first boot is not done: fewer than %u servers"
+                          " hold their shards of the backup of %s; the"
+                          " next run sends the queued ones"), r->k, fpr);
+    }
+  else
+    ks_ui_errorf (ui, _("first boot is not done: the backup of %s failed"
+                        " (%s); the next run tries again"), fpr,
+                  gpg_strerror (err));
+  return err;
+}
+
+/* Is the marker there?  Then say so.  */
+static int
+is_done (const ks_ui_t *ui, const char *marker)
+{
+  if (!ks_fbstate_exists (marker))
+    return 0;
+  ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
+               marker);
+  return 1;
+}
+
+/* The GnuPG home (made if missing) and the run's lock.  *R_LOCKFD stays
+ * -1 when another run holds it (not an error: nothing to do).  */
+static gpg_error_t
+lock_home (const ks_ui_t *ui, const char *home, int *r_lockfd)
+{
+  gpg_error_t err;
+
+  *r_lockfd = -1;
+  /* gpg makes the home itself, but the marker needs it too.  */
+  if (mkdir (home, 0700) && errno != EEXIST)
+    {
+      err = gpg_error_from_syserror ();
+      ks_ui_errorf (ui, _("can't create the GnuPG home %s: %s"), home,
+                    gpg_strerror (err));
+      return err;
+    }
+  err = ks_fbstate_lock (home, r_lockfd);
+  if (gpg_err_code (err) == GPG_ERR_LOCKED)
+    {
+      ks_ui_infof (ui, _("another keysafe firstboot is running (%s/%s);"
+                         " nothing to do"), home, KS_FBSTATE_LOCK);
+      *r_lockfd = -1;
+      return 0;
+    }
+  if (err)
+    ks_ui_errorf (ui, _("can't lock %s/%s: %s"), home, KS_FBSTATE_LOCK,
+                  gpg_strerror (err));
+  return err;
+}
+
+gpg_error_t
+ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
+                   ks_firstboot_result_t *r)
+{
+  gpg_error_t err;
+  char *home = NULL, *marker = NULL, *pending = NULL;
   const ks_profile_t *profile;
   struct fb_face fb;
   ks_ui_t myui;
-  ks_options_t o;
-  struct fb_keys keys;
-  ks_fbnames_t before = { NULL, 0 }, after = { NULL, 0 };
-  ks_fbnames_t newq = { NULL, 0 };
   char fpr[KS_FBSTATE_FPR_SIZE];
   int created = 0, fresh, lockfd = -1;
-  unsigned int n, k;
 
+  memset (r, 0, sizeof *r);
   fb.opt = opt;
   fb.face = ui;
   memset (&myui, 0, sizeof myui);
@@ -317,43 +478,12 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
   err = ks_fbstate_path (home, KS_FBSTATE_MARKER, &marker);
   if (!err)
     err = ks_fbstate_path (home, KS_FBSTATE_PENDING, &pending);
-  if (err)
+  if (err || is_done (ui, marker))
     goto leave;
-  if (ks_fbstate_exists (marker))
-    {
-      ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
-                   marker);
-      goto leave;
-    }
-  /* gpg makes the home itself, but the marker needs it too.  */
-  if (mkdir (home, 0700) && errno != EEXIST)
-    {
-      err = gpg_error_from_syserror ();
-      ks_ui_errorf (ui, _("can't create the GnuPG home %s: %s"), home,
-                    gpg_strerror (err));
-      goto leave;
-    }
-  err = ks_fbstate_lock (home, &lockfd);
-  if (gpg_err_code (err) == GPG_ERR_LOCKED)
-    {
-      ks_ui_infof (ui, _("another keysafe firstboot is running (%s/%s);"
-                         " nothing to do"), home, KS_FBSTATE_LOCK);
-      err = 0;
-      goto leave;
-    }
-  if (err)
-    {
-      ks_ui_errorf (ui, _("can't lock %s/%s: %s"), home, KS_FBSTATE_LOCK,
-                    gpg_strerror (err));
-      goto leave;
-    }
+  err = lock_home (ui, home, &lockfd);
   /* The run that held the lock may have just finished.  */
-  if (ks_fbstate_exists (marker))
-    {
-      ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
-                   marker);
-      goto leave;
-    }
+  if (err || lockfd < 0 || is_done (ui, marker))
+    goto leave;
   err = ks_flow_profile (opt, ui, &profile);
   if (err)
     goto leave;
@@ -364,126 +494,16 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui)
       if (err || !fresh)
         goto leave;
     }
-
-  /* The key.  */
-  memset (&keys, 0, sizeof keys);
-  if (!opt->gpgkeyid)
-    err = ks_gpg_list_secret (opt->homedir, fb_collect_key, &keys);
+  err = pick_key (opt, ui, fpr, sizeof fpr, &created);
   if (err)
-    {
-      ks_ui_errorf (ui, _("can't list the secret keys: %s"),
-                    gpg_strerror (err));
-      goto leave;
-    }
-  if (opt->gpgkeyid)
-    {
-      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, fpr,
-                                   sizeof fpr);
-      if (err)
-        {
-          ks_ui_errorf (ui, _("no secret key '%s': %s"), opt->gpgkeyid,
-                        gpg_strerror (err));
-          goto leave;
-        }
-      ks_ui_infof (ui, _("backing up the secret key %s (--gpgkeyid)"), fpr);
-    }
-  else if (keys.count)
-    {
-      snprintf (fpr, sizeof fpr, "%s", keys.first);
-      if (keys.count > 1)
-        ks_ui_infof (ui, _("there are %u secret keys; backing up the first,"
-                           " %s %s (choose another with --gpgkeyid)"),
-                     keys.count, keys.first, keys.first_uid);
-      else
-        ks_ui_infof (ui, _("backing up the secret key %s %s"),
-                     keys.first, keys.first_uid);
-    }
-  else
-    {
-      if (opt->userid && *opt->userid)
-        userid = gpgrt_strdup (opt->userid);
-      else
-        {
-          err = default_userid (&userid);
-          if (err)
-            {
-              ks_ui_errorf (ui, _("can't make a user ID from the passwd"
-                                  " entry (%s); give --userid"),
-                            gpg_strerror (err));
-              goto leave;
-            }
-        }
-      if (!userid)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      ks_ui_infof (ui, _("no secret key yet: creating one for '%s' with"
-                         " GnuPG's default algorithm%s..."), userid,
-                   opt->no_protection ? _(", without a passphrase") : "");
-      err = ks_gpg_create_key (opt->homedir, userid, opt->no_protection,
-                        fpr, sizeof fpr);
-      if (err)
-        {
-          ks_ui_errorf (ui, _("can't create a key for '%s': %s"), userid,
-                        gpg_strerror (err));
-          goto leave;
-        }
-      created = 1;
-      ks_ui_infof (ui, _("created key %s"), fpr);
-    }
-
-  /* The backup; what it queued is told by the queue before and after.  */
-  n = opt->shares ? opt->shares : profile->shares;
-  k = opt->threshold ? opt->threshold : profile->threshold;
-  err = ks_fbstate_queue_names (opt->homedir, &before);
-  if (err)
-    {
-      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
-                    gpg_strerror (err));
-      goto leave;
-    }
-  o = *opt;
-  o.gpgkeyid = fpr;
-  err = ks_flow_backup (&o, &myui, NULL, 0);
-  /* Without the lists, nothing counts as queued by this run: no pending
-   * file, and the next run starts over.  */
-  if (!ks_fbstate_queue_names (opt->homedir, &after))
-    ks_fbstate_names_added (&before, &after, &newq);
-
-  if (!err)
-    {
-      if (newq.count)
-        ks_ui_infof (ui, _("the backup counts as done: it is restorable"
-                           " now; the %zu queued shards follow with"
-                           " 'keysafe upload-queued'"), newq.count);
-      err = done (ui, home, fpr, profile->name, newq.count);
-    }
-  else if (gpg_err_code (err) == GPG_ERR_TRY_LATER && newq.count)
-    {
-      gpg_error_t err2 = ks_fbstate_write_pending (home, fpr, profile->name,
-                                                   n, k, &newq);
-      if (err2)
-        ks_ui_errorf (ui, _("can't write %s: %s"), pending,
-                      gpg_strerror (err2));
-      ks_ui_errorf (ui, _("first boot is not done: fewer than %u servers"
-                          " hold their shards of the backup of %s; the"
-                          " next run sends the queued ones"), k, fpr);
-    }
-  else
-    ks_ui_errorf (ui, _("first boot is not done: the backup of %s failed"
-                        " (%s); the next run tries again"), fpr,
-                  gpg_strerror (err));
+    goto leave;
+  err = back_up (opt, ui, &myui, home, pending, profile, fpr, &r->backup);
   if (err && created)
     ks_ui_infof (ui, _("the new key %s stays in the keyring"), fpr);
 
  leave:
-  ks_fbstate_names_release (&before);
-  ks_fbstate_names_release (&after);
-  ks_fbstate_names_release (&newq);
   if (lockfd >= 0)
     close (lockfd);   /* releases the lock */
-  gpgrt_free (userid);
   gcry_free (home);
   gcry_free (marker);
   gcry_free (pending);

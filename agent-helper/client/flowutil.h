@@ -1,7 +1,7 @@
 /* flowutil.h - pieces shared by the flows (backup, restore, check, queue)
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Internal to agent-helper/: the faces use flow.h only.
+ * Internal to the library: the faces use keysafe-client.h only.
  */
 #ifndef KS_FLOWUTIL_H
 #define KS_FLOWUTIL_H
@@ -9,13 +9,6 @@
 #include "keysafe-client.h"
 #include "serverlist.h"
 #include "transport.h"
-
-/* Tell the user a formatted line through UI->info (no-op without).  */
-void ks_ui_infof (const ks_ui_t *ui, const char *fmt, ...)
-  GPGRT_ATTR_PRINTF (2, 3);
-/* The one line that explains a failure, through UI->error or info.  */
-void ks_ui_errorf (const ks_ui_t *ui, const char *fmt, ...)
-  GPGRT_ATTR_PRINTF (2, 3);
 
 /* A progress callback for common/ that forwards to UI->progress.  */
 void ks_ui_progress_cb (void *arg, const char *what, uint64_t done,
@@ -68,6 +61,9 @@ gpg_error_t ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
 /* Short display name of a server URL for messages.  */
 const char *ks_flow_server_label (const ks_server_t *s);
 
+/* The most servers of a list a fetch asks.  */
+#define KS_FETCH_MAX_SERVERS 256
+
 /* What fetching the shards of one backup found (fetch.c).  */
 typedef struct ks_fetch
 {
@@ -79,8 +75,8 @@ typedef struct ks_fetch
   int share_server[KS_SHAMIR_MAX_SHARES + 1]; /* share -> server, -1 */
   unsigned int found;           /* shards of chunk 0 held */
   unsigned int junk;            /* answers of the wrong size */
-  ks_loc_state_t state[256];    /* per server of LIST */
-  char why[256][160];            /* the reason of a failed server */
+  ks_loc_state_t state[KS_FETCH_MAX_SERVERS];  /* per server of LIST */
+  char why[KS_FETCH_MAX_SERVERS][160];  /* the reason of a failed one */
 } ks_fetch_t;
 
 /* Ask server I for share I of chunk 0 (I = 1..N, N the backup's
@@ -100,10 +96,31 @@ gpg_error_t ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui,
 gpg_error_t ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui,
                            ks_fetch_t *f);
 
+/* The locate-and-fetch engine of restore and check: for the pinned
+ * profile, or every profile newest first, derive the names of NAME
+ * (bound to KEYID or not) into a fresh F->rec, fetch chunk 0 (K =
+ * OPT->threshold or the profile's with FOR_RESTORE, else 0: only share
+ * I from server I) and call TRY.  TRY sets *R_STOP to end the search.
+ * R->tried lists the profiles tried, R->needed is the threshold of the
+ * last one.  F->rec stays for the caller to free.  */
+typedef gpg_error_t (*ks_fetch_try_t) (void *arg, const ks_profile_t *profile,
+                                       ks_fetch_t *f, int *r_stop);
+gpg_error_t ks_fetch_locate (const ks_options_t *opt, const ks_ui_t *ui,
+                             const ks_profile_t *pinned, const char *name,
+                             const char *keyid, const ks_serverlist_t *list,
+                             int for_restore, ks_fetch_t *f,
+                             ks_fetch_result_t *r, ks_fetch_try_t try,
+                             void *arg);
+
+/* A result R for the servers of LIST (URLs copied, nothing asked).  */
+gpg_error_t ks_fetch_result_init (const ks_serverlist_t *list,
+                                  ks_fetch_result_t *r);
+
+/* Copy what F found of every server into R->loc.  */
+void ks_fetch_snapshot (const ks_fetch_t *f, ks_fetch_result_t *r);
+
 /* Number of servers that answered at all.  */
 unsigned int ks_fetch_answered (const ks_fetch_t *f);
 
-/* "server A (reason), server B (reason)" of the failed servers.  */
-const char *ks_fetch_failures (const ks_fetch_t *f, char *buf, size_t size);
 
 #endif /* KS_FLOWUTIL_H */

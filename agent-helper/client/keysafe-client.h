@@ -78,18 +78,100 @@ typedef struct ks_ui
   void (*error) (void *arg, const char *text);
 } ks_ui_t;
 
+/* Tell the user a formatted line through UI->info (no-op without).  */
+void ks_ui_infof (const ks_ui_t *ui, const char *fmt, ...)
+  GPGRT_ATTR_PRINTF (2, 3);
+/* The one line that explains a failure, through UI->error or info.  */
+void ks_ui_errorf (const ks_ui_t *ui, const char *fmt, ...)
+  GPGRT_ATTR_PRINTF (2, 3);
+
+/* One location (a server) as a flow's result tells it.  */
+typedef struct ks_location
+{
+  char *url;                    /* gcry_malloc'd */
+  ks_loc_state_t state;
+  int has_shard;                /* check: its own share is there */
+  char why[160];                /* KS_LOC_FAILED: the reason */
+} ks_location_t;
+
+/* What a backup did.  Filled once the shards were sent (UPLOADED);
+ * before that only the error explains the failure.  */
+typedef enum ks_backup_outcome
+  {
+    KS_BACKUP_STORED = 0,       /* the server took all its shards */
+    KS_BACKUP_QUEUED            /* it failed: its shards wait in the queue */
+  } ks_backup_outcome_t;
+
+typedef struct ks_backup_result
+{
+  int uploaded;
+  const char *profile;          /* the profile's name (static) */
+  char *name;                   /* the item name (secure memory) */
+  unsigned int n, k;            /* shares, threshold */
+  unsigned int nchunks;         /* objects per share */
+  unsigned int nstored;         /* servers that took all their shards */
+  int restorable;               /* NSTORED >= K */
+  ks_location_t loc[KS_SHAMIR_MAX_SHARES];   /* server I holds share I+1 */
+  ks_backup_outcome_t outcome[KS_SHAMIR_MAX_SHARES];
+  size_t nqueued;               /* shards queued */
+  char (*queued)[KS_NAME_HEX_LEN + 1];       /* their names */
+  char *queue_dir;              /* where they wait */
+} ks_backup_result_t;
+
 /* Back up SECRET (or, when SECRET is NULL, the key OPT->gpgkeyid
- * exported with GPGME, minimal, secret).  Names/password through UI.  */
+ * exported with GPGME, minimal, secret).  Names/password through UI.
+ * GPG_ERR_TRY_LATER when the backup is not restorable yet (R tells
+ * why).  R is filled as far as the flow got; release it with
+ * ks_backup_result_release.  */
 gpg_error_t ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
-                            const uint8_t *secret, size_t secretlen);
+                            const uint8_t *secret, size_t secretlen,
+                            ks_backup_result_t *r);
+void ks_backup_result_release (ks_backup_result_t *r);
+
+/* Why a restore or a check failed, for the face to phrase.  */
+typedef enum ks_fetch_failure
+  {
+    KS_FETCH_OK = 0,
+    KS_FETCH_NOT_FOUND,         /* no shard under any profile tried */
+    KS_FETCH_UNREACHABLE,       /* no server answered at all */
+    KS_FETCH_TOO_FEW,           /* fewer shards than the threshold */
+    KS_FETCH_BAD_PASSWORD,      /* enough shards; the password fails */
+    KS_FETCH_CORRUPT,           /* it opens, but objects do not combine */
+    KS_FETCH_NOT_OPENED,        /* check: the shards do not open */
+    KS_FETCH_MISSING            /* check: some shards are missing */
+  } ks_fetch_failure_t;
+
+/* What a restore or a check found.  */
+typedef struct ks_fetch_result
+{
+  ks_fetch_failure_t failure;
+  const char *profile;          /* the profile found (static), or NULL */
+  char *name;                   /* the item name (secure memory) */
+  char tried[256];              /* the profiles tried, "a, b" */
+  unsigned int found;           /* shards of the first object held */
+  unsigned int needed;          /* the threshold */
+  unsigned int present;         /* check: servers holding their share */
+  unsigned int nshares;         /* check: the shares looked for */
+  int restorable;               /* check */
+  int opened;                   /* the password opened it */
+  unsigned int nchunks;         /* objects, once opened */
+  unsigned int missing_later;   /* check: shards of later objects missing */
+  size_t secretlen;             /* restore: bytes restored */
+  char *fpr;                    /* restore: the imported key, or NULL */
+  gpg_error_t detail;           /* NOT_OPENED/CORRUPT: the error */
+  unsigned int nloc;            /* the servers of the list */
+  ks_location_t *loc;
+} ks_fetch_result_t;
 
 /* Restore; with TO_UI the secret goes to ui->put_secret, otherwise it is
- * imported into GnuPG and its fingerprint told through ui->info.  */
+ * imported into GnuPG.  R as for ks_flow_backup.  */
 gpg_error_t ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui,
-                             int to_ui);
+                             int to_ui, ks_fetch_result_t *r);
 
 /* Are the shards still stored?  */
-gpg_error_t ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui);
+gpg_error_t ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
+                           ks_fetch_result_t *r);
+void ks_fetch_result_release (ks_fetch_result_t *r);
 
 /* Send shards that waited in the upload queue.  */
 gpg_error_t ks_flow_upload_queued (const ks_options_t *opt,
@@ -99,8 +181,14 @@ gpg_error_t ks_flow_upload_queued (const ks_options_t *opt,
  * keysafe-firstboot.done in the GnuPG home says it is done, make a key
  * with GPGME when there is no secret key, back it up, and write the
  * marker once at least K shards are stored.  Name and password are
- * asked through gpg-agent's pinentry.  */
-gpg_error_t ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui);
+ * asked through gpg-agent's pinentry.  R->backup is what the backup of
+ * this run did (R->backup.uploaded tells whether one ran).  */
+typedef struct ks_firstboot_result
+{
+  ks_backup_result_t backup;
+} ks_firstboot_result_t;
+gpg_error_t ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
+                               ks_firstboot_result_t *r);
 
 /* Tell the server list through ui->info, one line per server:
  * "<category> <url> [placeholder] [label]".  */

@@ -4,38 +4,205 @@
  * No version travels with the data, so every known profile is tried,
  * newest first (or only the pinned one): its names are derived, the
  * servers asked, and where shards exist the password is tried.  Only
- * after all profiles is "wrong password" or "not found" told.
+ * after all profiles is "wrong password" or "not found" decided.
  */
 #include <config.h>
 #include <stdio.h>
 #include "flowutil.h"
 #include "gpg.h"
 
+/* What the profiles tried so far found.  */
+struct restore_state
+{
+  const ks_options_t *opt;
+  const ks_ui_t *ui;
+  const char *pw;
+  ks_fetch_result_t *r;
+  int bad_pw, too_few, corrupt;
+  unsigned int best_found, best_k, bad_found;
+  uint8_t *secret;
+  size_t secretlen;
+};
+
+/* Fewer shards than PROFILE needs: remember the best such find.  */
+static void
+note_too_few (struct restore_state *st, const ks_fetch_t *f, unsigned int k)
+{
+  st->too_few = 1;
+  if (f->found > st->best_found)
+    st->best_found = f->found, st->best_k = k;
+}
+
+/* Open the shards F holds with the password; once more with the rest of
+ * the list when that fails (a higher threshold, or a lying server).  */
+static gpg_error_t
+unlock (struct restore_state *st, ks_fetch_t *f)
+{
+  gpg_error_t err;
+  unsigned int nnew = 0;
+
+  ks_ui_infof (st->ui, _("found %u shards; solving the puzzle..."),
+               f->found);
+  err = ks_recover_unlock (f->rec, st->pw, strlen (st->pw),
+                           st->opt->threads, ks_ui_progress_cb,
+                           (void *)st->ui);
+  if (gpg_err_code (err) != GPG_ERR_BAD_PASSPHRASE || f->more_done)
+    return err;
+  err = ks_fetch_more (st->opt, st->ui, f, &nnew);
+  if (err)
+    return err;
+  if (!st->bad_pw)
+    ks_fetch_snapshot (f, st->r);
+  if (!nnew)
+    return gpg_error (GPG_ERR_BAD_PASSPHRASE);
+  ks_ui_infof (st->ui, _("found %u more shards; trying again..."), nnew);
+  return ks_recover_unlock (f->rec, st->pw, strlen (st->pw),
+                            st->opt->threads, ks_ui_progress_cb,
+                            (void *)st->ui);
+}
+
+/* One profile: the shards of chunk 0 are in F.  The servers' states of
+ * the last profile explain the outcome, except that those of a wrong
+ * password stay once one was seen.  */
+static gpg_error_t
+try_profile (void *arg, const ks_profile_t *profile, ks_fetch_t *f,
+             int *r_stop)
+{
+  struct restore_state *st = arg;
+  unsigned int k = st->r->needed;
+  gpg_error_t err;
+
+  if (!st->bad_pw)
+    ks_fetch_snapshot (f, st->r);
+  if (st->opt->verbose)
+    ks_ui_infof (st->ui, _("profile '%s': %u shards found"), profile->name,
+                 f->found);
+  if (!f->found)
+    return 0;
+  if (f->found < 2)
+    {
+      note_too_few (st, f, k);
+      return 0;
+    }
+  err = unlock (st, f);
+  if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && f->found < k)
+    {
+      /* Fewer shards than the threshold cannot open it: that is no
+       * proof of a wrong password.  */
+      note_too_few (st, f, k);
+      return 0;
+    }
+  if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE)
+    {
+      ks_fetch_snapshot (f, st->r);
+      st->bad_pw = 1;
+      st->bad_found = f->found;
+      return 0;
+    }
+  if (err)
+    {
+      ks_ui_errorf (st->ui, _("can't open the backup: %s"),
+                    gpg_strerror (err));
+      return err;
+    }
+  err = ks_fetch_rest (st->opt, st->ui, f);
+  if (err)
+    return err;
+  err = ks_recover_finish (f->rec, &st->secret, &st->secretlen);
+  if (err)
+    {
+      st->corrupt = 1;
+      st->r->detail = err;
+      ks_fetch_snapshot (f, st->r);
+      return 0;
+    }
+  *r_stop = 1;
+  st->r->profile = profile->name;
+  st->r->opened = 1;
+  st->r->found = f->found;
+  st->r->secretlen = st->secretlen;
+  st->r->nchunks = ks_recover_nchunks (f->rec);
+  return 0;
+}
+
+/* Nothing restored: why, in R, and the error code.  */
+static gpg_error_t
+classify (struct restore_state *st, const ks_fetch_t *f)
+{
+  ks_fetch_result_t *r = st->r;
+
+  if (st->corrupt)
+    {
+      r->failure = KS_FETCH_CORRUPT;
+      return gpg_error (GPG_ERR_CHECKSUM);
+    }
+  if (st->bad_pw)
+    {
+      r->failure = KS_FETCH_BAD_PASSWORD;
+      r->found = st->bad_found;
+      return gpg_error (GPG_ERR_BAD_PASSPHRASE);
+    }
+  if (st->too_few)
+    {
+      r->failure = KS_FETCH_TOO_FEW;
+      r->found = st->best_found;
+      r->needed = st->best_k;
+      return gpg_error (GPG_ERR_NO_DATA);
+    }
+  r->failure = ks_fetch_answered (f) ? KS_FETCH_NOT_FOUND
+                                     : KS_FETCH_UNREACHABLE;
+  return gpg_error (ks_fetch_answered (f) ? GPG_ERR_NOT_FOUND
+                                          : GPG_ERR_NETWORK);
+}
+
+/* Hand the secret out: to the face, or into GnuPG.  */
+static gpg_error_t
+deliver (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
+         struct restore_state *st)
+{
+  gpg_error_t err;
+
+  if (to_ui)
+    {
+      if (!ui->put_secret)
+        err = gpg_error (GPG_ERR_NOT_SUPPORTED);
+      else
+        err = ui->put_secret (ui->arg, st->secret, st->secretlen);
+      if (err)
+        ks_ui_errorf (ui, _("can't write the restored secret: %s"),
+                      gpg_strerror (err));
+      return err;
+    }
+  err = ks_gpg_import (opt->homedir, st->secret, st->secretlen,
+                       &st->r->fpr);
+  if (err)
+    ks_ui_errorf (ui, _("can't import the restored key into GnuPG: %s"),
+                  gpg_strerror (err));
+  return err;
+}
+
 gpg_error_t
-ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
+ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
+                 ks_fetch_result_t *r)
 {
   gpg_error_t err;
   ks_serverlist_t *list = NULL;
-  char *name = NULL, *pw = NULL, *fpr = NULL;
+  char *pw = NULL;
   char keyidbuf[17];
   const char *keyid = NULL;
   const ks_profile_t *pinned = NULL;
-  unsigned int pidx, nprof, k;
-  ks_recover_t *rec = NULL;
   ks_fetch_t *f = NULL;
-  uint8_t *secret = NULL;
-  size_t secretlen = 0;
-  int bad_pw = 0, too_few = 0, corrupt = 0, done = 0;
-  unsigned int best_found = 0, best_k = 0, bad_found = 0;
-  char fails[2048], bad_fails[2048], tried[256];
-  size_t tl = 0;
+  struct restore_state st;
 
-  fails[0] = bad_fails[0] = tried[0] = 0;
-  err = ks_flow_begin_item (opt, ui, _("Name of the backup to restore"), &pinned, &list,
-                            keyidbuf, &keyid, &name);
-  if (err)
-    goto leave;
-  err = ks_flow_get_password (opt, ui, _("Password of the backup"), 0, &pw);
+  memset (r, 0, sizeof *r);
+  memset (&st, 0, sizeof st);
+  err = ks_flow_begin_item (opt, ui, _("Name of the backup to restore"),
+                            &pinned, &list, keyidbuf, &keyid, &r->name);
+  if (!err)
+    err = ks_flow_get_password (opt, ui, _("Password of the backup"), 0,
+                                &pw);
+  if (!err)
+    err = ks_fetch_result_init (list, r);
   if (err)
     goto leave;
   ks_flow_warn_tor (opt, ui, list, list->count);
@@ -45,182 +212,26 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
       err = gpg_error_from_syserror ();
       goto leave;
     }
-
-  nprof = pinned ? 1 : ks_profile_count ();
-  for (pidx = 0; pidx < nprof && !done; pidx++)
-    {
-      const ks_profile_t *profile = pinned ? pinned : ks_profile_nth (pidx);
-      int n;
-
-      n = snprintf (tried + tl, sizeof tried - tl, "%s%s",
-                    tl ? ", " : "", profile->name);
-      if (n > 0 && (size_t)n < sizeof tried - tl)
-        tl += n;
-      k = opt->threshold ? opt->threshold : profile->threshold;
-      ks_ui_infof (ui, _("looking for '%s' with profile '%s'..."),
-                   name, profile->name);
-      ks_recover_free (rec);
-      rec = NULL;
-      err = ks_recover_new (profile, name, keyid, ks_ui_progress_cb,
-                            (void *)ui, &rec);
-      if (err)
-        goto leave;
-      err = ks_fetch_chunk0 (opt, ui, rec, list, k, f);
-      if (err)
-        goto leave;
-      ks_fetch_failures (f, fails, sizeof fails);
-      if (opt->verbose)
-        ks_ui_infof (ui, _("profile '%s': %u shards found"), profile->name,
-                     f->found);
-      if (!f->found)
-        continue;
-      if (f->found < 2)
-        {
-          too_few = 1;
-          if (f->found > best_found)
-            best_found = f->found, best_k = k;
-          continue;
-        }
-      ks_ui_infof (ui, _("found %u shards; solving the puzzle..."),
-                   f->found);
-      err = ks_recover_unlock (rec, pw, strlen (pw), opt->threads,
-                               ks_ui_progress_cb, (void *)ui);
-      if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && !f->more_done)
-        {
-          /* Maybe a higher threshold, or a lying server: ask the rest
-           * of the list and try again if that brought new shards.  */
-          unsigned int nnew = 0;
-
-          err = ks_fetch_more (opt, ui, f, &nnew);
-          if (err)
-            goto leave;
-          ks_fetch_failures (f, fails, sizeof fails);
-          if (nnew)
-            {
-              ks_ui_infof (ui, _("found %u more shards; trying again..."),
-                           nnew);
-              err = ks_recover_unlock (rec, pw, strlen (pw), opt->threads,
-                                       ks_ui_progress_cb, (void *)ui);
-            }
-          else
-            err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
-        }
-      if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && f->found < k)
-        {
-          /* Fewer shards than the threshold cannot open it: that is
-           * no proof of a wrong password.  */
-          too_few = 1;
-          if (f->found > best_found)
-            best_found = f->found, best_k = k;
-          err = 0;
-          continue;
-        }
-      if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE)
-        {
-          bad_pw = 1;
-          bad_found = f->found;
-          memcpy (bad_fails, fails, sizeof bad_fails);
-          err = 0;
-          continue;
-        }
-      if (err)
-        {
-          ks_ui_errorf (ui, _("can't open the backup: %s"),
-                        gpg_strerror (err));
-          goto leave;
-        }
-      err = ks_fetch_rest (opt, ui, f);
-      if (err)
-        goto leave;
-      err = ks_recover_finish (rec, &secret, &secretlen);
-      if (err)
-        {
-          corrupt = 1;
-          ks_fetch_failures (f, fails, sizeof fails);
-          err = 0;
-          continue;
-        }
-      done = 1;
-      ks_ui_infof (ui, _("restored %zu bytes (profile '%s', %u objects)"),
-                   secretlen, profile->name,
-                   (unsigned int)ks_recover_nchunks (rec));
-    }
-
-  if (!done)
-    {
-      if (corrupt)
-        {
-          ks_ui_errorf (ui, _("the password is right but some objects of"
-                              " the backup could not be put together: too"
-                              " many shards are missing or damaged%s%s"),
-                        fails[0] ? _("; failed: ") : "", fails);
-          err = gpg_error (GPG_ERR_CHECKSUM);
-        }
-      else if (bad_pw && bad_fails[0])
-        {
-          ks_ui_errorf (ui, _("could not open '%s' with the %u shards"
-                              " found: the password is wrong, or the backup"
-                              " needs more shards than the servers that"
-                              " answered hold; unreachable: %s"),
-                        name, bad_found, bad_fails);
-          err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
-        }
-      else if (bad_pw)
-        {
-          ks_ui_errorf (ui, _("wrong password for '%s' (or damaged shards);"
-                              " profiles tried: %s"), name, tried);
-          err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
-        }
-      else if (too_few)
-        {
-          ks_ui_errorf (ui, _("only %u shards of '%s' found, at least %u are"
-                              " needed%s%s"), best_found, name, best_k,
-                        fails[0] ? _("; unreachable: ") : "", fails);
-          err = gpg_error (GPG_ERR_NO_DATA);
-        }
-      else if (!ks_fetch_answered (f))
-        {
-          ks_ui_errorf (ui, _("no server could be reached: %s"), fails);
-          err = gpg_error (GPG_ERR_NETWORK);
-        }
-      else
-        {
-          ks_ui_errorf (ui, _("no backup named '%s' found (profiles"
-                              " tried: %s)%s%s"), name, tried,
-                        fails[0] ? _("; unreachable: ") : "", fails);
-          err = gpg_error (GPG_ERR_NOT_FOUND);
-        }
-      goto leave;
-    }
-
-  if (to_ui)
-    {
-      if (!ui->put_secret)
-        err = gpg_error (GPG_ERR_NOT_SUPPORTED);
-      else
-        err = ui->put_secret (ui->arg, secret, secretlen);
-      if (err)
-        ks_ui_errorf (ui, _("can't write the restored secret: %s"),
-                      gpg_strerror (err));
-    }
+  st.opt = opt;
+  st.ui = ui;
+  st.pw = pw;
+  st.r = r;
+  err = ks_fetch_locate (opt, ui, pinned, r->name, keyid, list, 1, f, r,
+                         try_profile, &st);
+  if (err)
+    goto leave;
+  if (!r->opened)
+    err = classify (&st, f);
   else
-    {
-      err = ks_gpg_import (opt->homedir, secret, secretlen, &fpr);
-      if (err)
-        ks_ui_errorf (ui, _("can't import the restored key into GnuPG: %s"),
-                      gpg_strerror (err));
-      else
-        ks_ui_infof (ui, _("imported secret key %s"), fpr ? fpr : "?");
-    }
+    err = deliver (opt, ui, to_ui, &st);
 
  leave:
-  ks_free_secret (secret, secretlen);
-  ks_recover_free (rec);
+  ks_free_secret (st.secret, st.secretlen);
+  if (f)
+    ks_recover_free (f->rec);
   gcry_free (f);
   if (pw)
     ks_free_secret (pw, strlen (pw));
-  gcry_free (name);
-  gcry_free (fpr);
   ks_serverlist_free (list);
   return err;
 }

@@ -152,31 +152,6 @@ get_keyid_arg (assuan_context_t ctx, char *args, int required,
 }
 
 
-/* Write status KEYWORD with TEXT, escaping what would break the line
- * and cutting it to one Assuan line.  */
-static void
-write_status_text (assuan_context_t ctx, const char *keyword,
-                   const char *text)
-{
-  char buf[800];
-  size_t i = 0;
-  const unsigned char *s;
-
-  for (s = (const unsigned char *)text; *s && i + 4 < sizeof buf; s++)
-    {
-      if (*s == '%' || *s < 0x20)
-        {
-          snprintf (buf + i, 4, "%%%02X", *s);
-          i += 3;
-        }
-      else
-        buf[i++] = *s;
-    }
-  buf[i] = 0;
-  assuan_write_status (ctx, keyword, buf);
-}
-
-
 /* In daemon mode: refuse clients that connect while we are busy.  */
 static void
 refuse_waiting_clients (ks_session_t *s)
@@ -260,7 +235,7 @@ ui_info (void *arg, const char *text)
 {
   ks_session_t *s = arg;
 
-  write_status_text (s->ctx, "INFO", text);
+  ks_helper_status (s->ctx, "INFO", "%s", text);
 }
 
 
@@ -271,7 +246,7 @@ ui_error (void *arg, const char *text)
 {
   ks_session_t *s = arg;
 
-  write_status_text (s->ctx, "ERROR_TEXT", text);
+  ks_helper_status (s->ctx, "ERROR_TEXT", "%s", text);
   gpgrt_free (s->errtext);
   s->errtext = gpgrt_strdup (text);
 }
@@ -335,7 +310,7 @@ ui_get_name (void *arg, const char *prompt, char **r_name)
   if ((s->name || s->name_asks++) && s->batch)
     return gpg_error (GPG_ERR_CANCELED);
   if (prompt)
-    write_status_text (s->ctx, "INFO", prompt);
+    ks_helper_status (s->ctx, "INFO", "%s", prompt);
   return inquire_text (s, "NAME", KS_HELPER_MAX_NAME, r_name);
 }
 
@@ -440,7 +415,8 @@ static const char hlp_backup[] =
   "name comes from OPTION name= or INQUIRE NAME, the password from\n"
   "INQUIRE PASSWORD or, with OPTION password-mode=pinentry, from\n"
   "gpg-agent's pinentry.  --bind-keyid binds the shard names to KEYID.\n"
-  "Status: PROGRESS <what> ? <cur> <total>, INFO <text>.";
+  "Status: PROGRESS <what> ? <cur> <total>, INFO <text>, BACKUP_SERVER,\n"
+  "BACKUP_RESULT (keysafe-helper(1)).";
 static gpg_error_t
 do_backup (assuan_context_t ctx, char *line)
 {
@@ -453,7 +429,9 @@ do_backup (assuan_context_t ctx, char *line)
   const char *keyid;
   unsigned char *secret = NULL;
   size_t secretlen = 0;
+  ks_backup_result_t result;
 
+  memset (&result, 0, sizeof result);
   err = check_options (ctx, line, known);
   if (err)
     return err;
@@ -487,7 +465,9 @@ do_backup (assuan_context_t ctx, char *line)
       if (err)
         goto leave;
     }
-  err = ks_flow_backup (&opt, &ui, secret, secretlen);
+  err = ks_flow_backup (&opt, &ui, secret, secretlen, &result);
+  ks_helper_status_backup (s, &result);
+  ks_backup_result_release (&result);
 
  leave:
   if (secret)
@@ -530,12 +510,14 @@ static const char hlp_restore[] =
   "INQUIRE NAME) and the password (INQUIRE PASSWORD or pinentry).\n"
   "Every known profile is tried, newest first, unless OPTION profile=\n"
   "pins one.  Without --stdout the secret is imported into GnuPG and\n"
-  "its fingerprint told in an INFO status line; with --stdout it is\n"
-  "sent as D lines.  KEYID is needed if the backup was bound to it.";
+  "its fingerprint told in an IMPORTED status line; with --stdout it is\n"
+  "sent as D lines.  KEYID is needed if the backup was bound to it.\n"
+  "Status: LOCATION per server, RESTORE_RESULT.";
 static gpg_error_t
 do_restore (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { "stdout", NULL };
+  ks_fetch_result_t result;
   ks_options_t opt;
   ks_ui_t ui;
   gpg_error_t err;
@@ -543,7 +525,9 @@ do_restore (assuan_context_t ctx, char *line)
   err = begin_item_command (ctx, line, known, &opt, &ui);
   if (err)
     return err;
-  err = ks_flow_restore (&opt, &ui, has_option (line, "stdout"));
+  err = ks_flow_restore (&opt, &ui, has_option (line, "stdout"), &result);
+  ks_helper_status_restore (assuan_get_pointer (ctx), &result);
+  ks_fetch_result_release (&result);
   return end_command (assuan_get_pointer (ctx), err);
 }
 
@@ -552,12 +536,13 @@ static const char hlp_check[] =
   "CHECK [KEYID]\n"
   "\n"
   "Are the shards of the item (name and password as for RESTORE) still\n"
-  "stored?  The result of each server comes as INFO status lines; the\n"
-  "command fails if the secret could no longer be restored.";
+  "stored?  The result of each server comes as a LOCATION status line,\n"
+  "the outcome as CHECK_RESULT; the command fails if a shard is missing.";
 static gpg_error_t
 do_check (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { NULL };
+  ks_fetch_result_t result;
   ks_options_t opt;
   ks_ui_t ui;
   gpg_error_t err;
@@ -565,7 +550,9 @@ do_check (assuan_context_t ctx, char *line)
   err = begin_item_command (ctx, line, known, &opt, &ui);
   if (err)
     return err;
-  err = ks_flow_check (&opt, &ui);
+  err = ks_flow_check (&opt, &ui, &result);
+  ks_helper_status_check (assuan_get_pointer (ctx), &result);
+  ks_fetch_result_release (&result);
   return end_command (assuan_get_pointer (ctx), err);
 }
 
@@ -576,7 +563,7 @@ servers_status_cb (void *arg, const char *text)
 {
   ks_session_t *s = arg;
 
-  write_status_text (s->ctx, "SERVER", text);
+  ks_helper_status (s->ctx, "SERVER", "%s", text);
 }
 
 static void

@@ -73,6 +73,16 @@ void ks_helper_refuse (int fd);
  * context holds the last line read, which may carry a password.  */
 extern struct assuan_malloc_hooks ks_helper_secure_hooks;
 
+/* Status KEYWORD with the formatted text, escaped and cut to one
+ * Assuan line (results.c).  */
+void ks_helper_status (assuan_context_t ctx, const char *keyword,
+                       const char *fmt, ...) GPGRT_ATTR_PRINTF (3, 4);
+
+/* The flows' results as status lines (results.c has the format).  */
+void ks_helper_status_backup (ks_session_t *s, const ks_backup_result_t *r);
+void ks_helper_status_restore (ks_session_t *s, const ks_fetch_result_t *r);
+void ks_helper_status_check (ks_session_t *s, const ks_fetch_result_t *r);
+
 /* OPTION and RESET (assuan-options.c).  */
 gpg_error_t ks_helper_option_handler (assuan_context_t ctx, const char *key,
                                       const char *value);
