@@ -102,6 +102,8 @@ struct face
   const ks_options_t *opt;
   int password_fd;
   int quiet;
+  int use_stdin;                /* backup --stdin */
+  int use_stdout;               /* restore --stdout */
   ks_progress_t progress;
 };
 
@@ -325,24 +327,176 @@ choose_key (ks_options_t *opt, char *fprbuf, size_t fprsize)
   return 0;
 }
 
+/* The command line, from gpgrt_argparse: options into OPT and FACE,
+ * --server URLs into SERVERS, the command into *R_CMD.  Returns the
+ * exit status 2 on a usage error, else 0.  */
+static int
+parse_args (int *argc, char ***argv, ks_options_t *opt, struct face *face,
+            const char **servers, const char **r_cmd)
+{
+  gpgrt_argparse_t pargs;
+  unsigned int nservers = 0;
+  int extra_args = 0;
+
+  *r_cmd = NULL;
+  pargs.argc = argc;
+  pargs.argv = argv;
+  pargs.flags = ARGPARSE_FLAG_KEEP | ARGPARSE_FLAG_MIXED;
+  while (gpgrt_argparse (NULL, &pargs, opts))
+    {
+      switch (pargs.r_opt)
+        {
+        case ARGPARSE_IS_ARG:
+          if (!*r_cmd)
+            *r_cmd = pargs.r.ret_str;
+          else
+            extra_args = 1;
+          break;
+        case oGpgKeyId: opt->gpgkeyid = pargs.r.ret_str; break;
+        case oStdin: face->use_stdin = 1; break;
+        case oStdout: face->use_stdout = 1; break;
+        case oName: opt->name = pargs.r.ret_str; break;
+        case oPasswordFd: face->password_fd = pargs.r.ret_int; break;
+        case oBindKeyId: opt->bind_keyid = 1; break;
+        case oShares: opt->shares = pargs.r.ret_ulong; break;
+        case oThreshold: opt->threshold = pargs.r.ret_ulong; break;
+        case oProfile: opt->profile = pargs.r.ret_str; break;
+        case oServer:
+          if (nservers >= KS_MAX_SERVERS_OPT)
+            {
+              gpgrt_log_error (_("too many --server options\n"));
+              return 2;
+            }
+          servers[nservers++] = pargs.r.ret_str;
+          break;
+        case oServersFile: opt->servers_file = pargs.r.ret_str; break;
+        case oTorSocks: opt->tor_socks = pargs.r.ret_str; break;
+        case oNoTor: opt->no_tor = 1; break;
+        case oBatch: opt->batch = 1; break;
+        case oHomedir: opt->homedir = pargs.r.ret_str; break;
+        case oForce: opt->force = 1; break;
+        case oThreads: opt->threads = pargs.r.ret_ulong; break;
+        case oTimeout: opt->timeout = pargs.r.ret_ulong; break;
+        case oConnectTimeout: opt->connect_timeout = pargs.r.ret_ulong; break;
+        case oUserId: opt->userid = pargs.r.ret_str; break;
+        case oNoProtection: opt->no_protection = 1; break;
+        case oVerbose: opt->verbose++; break;
+        case oQuiet: face->quiet = 1; break;
+        default:
+          pargs.err = ARGPARSE_PRINT_ERROR;
+          break;
+        }
+    }
+  gpgrt_argparse (NULL, &pargs, NULL);  /* release internal state */
+  if (gpgrt_get_errorcount (0))
+    return 2;
+  if (!*r_cmd || extra_args)
+    {
+      gpgrt_log_error ("%s\n", my_strusage (1));
+      return 2;
+    }
+  if (nservers)
+    {
+      servers[nservers] = NULL;
+      opt->servers = servers;
+    }
+  return 0;
+}
+
+/* keysafe backup: the secret from stdin, the key given, or one chosen.
+ * Returns the exit status.  */
+static int
+cmd_backup (ks_options_t *opt, struct face *face, const ks_ui_t *ui)
+{
+  gpg_error_t err;
+  uint8_t *secret = NULL;
+  size_t secretlen = 0;
+  char fprbuf[65];
+  ks_backup_result_t r;
+
+  if (face->use_stdin && opt->gpgkeyid && !opt->bind_keyid)
+    {
+      gpgrt_log_error (_("--stdin and --gpgkeyid exclude each other"
+                         " (unless --bind-keyid)\n"));
+      return 2;
+    }
+  if (face->use_stdin)
+    {
+      err = read_stdin (&secret, &secretlen);
+      if (err)
+        {
+          gpgrt_log_error (_("can't read the secret from stdin: %s\n"),
+                           gpg_strerror (err));
+          return 1;
+        }
+    }
+  else if (!opt->gpgkeyid && choose_key (opt, fprbuf, sizeof fprbuf))
+    return 1;
+  err = ks_flow_backup (opt, ui, secret, secretlen, &r);
+  ks_free_secret (secret, secretlen);
+  ks_render_backup (ui, &r);
+  ks_backup_result_release (&r);
+  return err ? 1 : 0;
+}
+
+/* Run CMD; returns the exit status.  */
+static int
+run_command (const char *cmd, ks_options_t *opt, struct face *face,
+             ks_ui_t *ui)
+{
+  gpg_error_t err;
+  ks_fetch_result_t fres;
+  ks_firstboot_result_t fbres;
+
+  if (!strcmp (cmd, "backup"))
+    return cmd_backup (opt, face, ui);
+  if (!strcmp (cmd, "restore"))
+    {
+      err = ks_flow_restore (opt, ui, face->use_stdout, &fres);
+      ks_render_restore (ui, &fres);
+      ks_fetch_result_release (&fres);
+    }
+  else if (!strcmp (cmd, "check"))
+    {
+      err = ks_flow_check (opt, ui, &fres);
+      ks_render_check (ui, &fres);
+      ks_fetch_result_release (&fres);
+    }
+  else if (!strcmp (cmd, "servers"))
+    {
+      ui->info = face_print;
+      err = ks_flow_servers (opt, ui);
+      if (fflush (stdout) && !err)
+        err = gpg_error_from_syserror ();
+    }
+  else if (!strcmp (cmd, "upload-queued"))
+    err = ks_flow_upload_queued (opt, ui);
+  else if (!strcmp (cmd, "firstboot"))
+    {
+      err = ks_flow_firstboot (opt, ui, &fbres);
+      ks_render_backup (ui, &fbres.backup);
+      ks_backup_result_release (&fbres.backup);
+    }
+  else
+    {
+      gpgrt_log_error (_("unknown command '%s'\n"), cmd);
+      gpgrt_log_error ("%s\n", my_strusage (1));
+      return 2;
+    }
+  return err ? 1 : 0;
+}
+
 int
 main (int argc, char **argv)
 {
   gpg_error_t err;
-  gpgrt_argparse_t pargs;
   ks_options_t opt;
   struct face face;
   ks_ui_t ui;
   const char *cmd = NULL;
   const char *servers[KS_MAX_SERVERS_OPT + 1];
-  unsigned int nservers = 0, i;
-  int use_stdin = 0, use_stdout = 0, extra_args = 0;
-  uint8_t *secret = NULL;
-  size_t secretlen = 0;
-  char fprbuf[65];
-  ks_backup_result_t bres;
-  ks_fetch_result_t fres;
-  ks_firstboot_result_t fbres;
+  unsigned int i;
+  int rc;
 
   gpgrt_set_strusage (my_strusage);
   gpgrt_log_set_prefix ("keysafe", GPGRT_LOG_WITH_PREFIX);
@@ -363,68 +517,9 @@ main (int argc, char **argv)
   memset (&face, 0, sizeof face);
   face.password_fd = -1;
   face.opt = &opt;
-
-  pargs.argc = &argc;
-  pargs.argv = &argv;
-  pargs.flags = ARGPARSE_FLAG_KEEP | ARGPARSE_FLAG_MIXED;
-  while (gpgrt_argparse (NULL, &pargs, opts))
-    {
-      switch (pargs.r_opt)
-        {
-        case ARGPARSE_IS_ARG:
-          if (!cmd)
-            cmd = pargs.r.ret_str;
-          else
-            extra_args = 1;
-          break;
-        case oGpgKeyId: opt.gpgkeyid = pargs.r.ret_str; break;
-        case oStdin: use_stdin = 1; break;
-        case oStdout: use_stdout = 1; break;
-        case oName: opt.name = pargs.r.ret_str; break;
-        case oPasswordFd: face.password_fd = pargs.r.ret_int; break;
-        case oBindKeyId: opt.bind_keyid = 1; break;
-        case oShares: opt.shares = pargs.r.ret_ulong; break;
-        case oThreshold: opt.threshold = pargs.r.ret_ulong; break;
-        case oProfile: opt.profile = pargs.r.ret_str; break;
-        case oServer:
-          if (nservers >= KS_MAX_SERVERS_OPT)
-            {
-              gpgrt_log_error (_("too many --server options\n"));
-              return 2;
-            }
-          servers[nservers++] = pargs.r.ret_str;
-          break;
-        case oServersFile: opt.servers_file = pargs.r.ret_str; break;
-        case oTorSocks: opt.tor_socks = pargs.r.ret_str; break;
-        case oNoTor: opt.no_tor = 1; break;
-        case oBatch: opt.batch = 1; break;
-        case oHomedir: opt.homedir = pargs.r.ret_str; break;
-        case oForce: opt.force = 1; break;
-        case oThreads: opt.threads = pargs.r.ret_ulong; break;
-        case oTimeout: opt.timeout = pargs.r.ret_ulong; break;
-        case oConnectTimeout: opt.connect_timeout = pargs.r.ret_ulong; break;
-        case oUserId: opt.userid = pargs.r.ret_str; break;
-        case oNoProtection: opt.no_protection = 1; break;
-        case oVerbose: opt.verbose++; break;
-        case oQuiet: face.quiet = 1; break;
-        default:
-          pargs.err = ARGPARSE_PRINT_ERROR;
-          break;
-        }
-    }
-  gpgrt_argparse (NULL, &pargs, NULL);  /* release internal state */
-  if (gpgrt_get_errorcount (0))
-    return 2;
-  if (!cmd || extra_args)
-    {
-      gpgrt_log_error ("%s\n", my_strusage (1));
-      return 2;
-    }
-  if (nservers)
-    {
-      servers[nservers] = NULL;
-      opt.servers = servers;
-    }
+  rc = parse_args (&argc, &argv, &opt, &face, servers, &cmd);
+  if (rc)
+    return rc;
   if (opt.homedir)
     setenv ("GNUPGHOME", opt.homedir, 1);
 
@@ -446,68 +541,7 @@ main (int argc, char **argv)
   ui.get_password = face_get_password;
   ui.put_secret = face_put_secret;
 
-  if (!strcmp (cmd, "backup"))
-    {
-      if (use_stdin && opt.gpgkeyid && !opt.bind_keyid)
-        {
-          gpgrt_log_error (_("--stdin and --gpgkeyid exclude each other"
-                             " (unless --bind-keyid)\n"));
-          return 2;
-        }
-      if (use_stdin)
-        {
-          err = read_stdin (&secret, &secretlen);
-          if (err)
-            {
-              gpgrt_log_error (_("can't read the secret from stdin: %s\n"),
-                               gpg_strerror (err));
-              return 1;
-            }
-        }
-      else if (!opt.gpgkeyid)
-        {
-          err = choose_key (&opt, fprbuf, sizeof fprbuf);
-          if (err)
-            return 1;
-        }
-      err = ks_flow_backup (&opt, &ui, secret, secretlen, &bres);
-      ks_free_secret (secret, secretlen);
-      ks_render_backup (&ui, &bres);
-      ks_backup_result_release (&bres);
-    }
-  else if (!strcmp (cmd, "restore"))
-    {
-      err = ks_flow_restore (&opt, &ui, use_stdout, &fres);
-      ks_render_restore (&ui, &fres);
-      ks_fetch_result_release (&fres);
-    }
-  else if (!strcmp (cmd, "check"))
-    {
-      err = ks_flow_check (&opt, &ui, &fres);
-      ks_render_check (&ui, &fres);
-      ks_fetch_result_release (&fres);
-    }
-  else if (!strcmp (cmd, "servers"))
-    {
-      ui.info = face_print;
-      err = ks_flow_servers (&opt, &ui);
-      if (fflush (stdout) && !err)
-        err = gpg_error_from_syserror ();
-    }
-  else if (!strcmp (cmd, "upload-queued"))
-    err = ks_flow_upload_queued (&opt, &ui);
-  else if (!strcmp (cmd, "firstboot"))
-    {
-      err = ks_flow_firstboot (&opt, &ui, &fbres);
-      ks_render_backup (&ui, &fbres.backup);
-      ks_backup_result_release (&fbres.backup);
-    }
-  else
-    {
-      gpgrt_log_error (_("unknown command '%s'\n"), cmd);
-      gpgrt_log_error ("%s\n", my_strusage (1));
-      return 2;
-    }
+  rc = run_command (cmd, &opt, &face, &ui);
   ks_progress_break (&face.progress);
-  return err ? 1 : 0;
+  return rc;
 }

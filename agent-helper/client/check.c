@@ -83,30 +83,19 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
                ks_fetch_result_t *r)
 {
   gpg_error_t err;
-  ks_serverlist_t *list = NULL;
   char *pw = NULL;
-  char keyidbuf[17];
-  const char *keyid = NULL;
-  const ks_profile_t *pinned = NULL;
+  ks_item_t item;
+  ks_fetch_t *f;
   unsigned int i, n;
-  ks_fetch_t *f = NULL;
 
-  memset (r, 0, sizeof *r);
   err = ks_flow_begin_item (opt, ui, _("Name of the backup to check"),
-                            &pinned, &list, keyidbuf, &keyid, &r->name);
-  if (!err)
-    err = ks_fetch_result_init (list, r);
+                            &item, r);
   if (err)
     goto leave;
   pw = get_optional_password (ui);
-  f = gcry_calloc (1, sizeof *f);
-  if (!f)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  err = ks_fetch_locate (opt, ui, pinned, r->name, keyid, list, 0, f, r,
-                         try_profile, r);
+  f = item.f;
+  err = ks_fetch_locate (opt, ui, item.pinned, r->name, item.keyid,
+                         item.list, 0, f, r, try_profile, r);
   if (err)
     goto leave;
   ks_fetch_snapshot (f, r);
@@ -143,11 +132,8 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
     }
 
  leave:
-  if (f)
-    ks_recover_free (f->rec);
-  gcry_free (f);
   if (pw)
     ks_free_secret (pw, strlen (pw));
-  ks_serverlist_free (list);
+  ks_flow_end_item (&item);
   return err;
 }

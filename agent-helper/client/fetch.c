@@ -302,3 +302,47 @@ ks_fetch_locate (const ks_options_t *opt, const ks_ui_t *ui,
     }
   return err;
 }
+
+gpg_error_t
+ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
+                    const char *prompt, ks_item_t *item,
+                    ks_fetch_result_t *r)
+{
+  gpg_error_t err;
+
+  memset (item, 0, sizeof *item);
+  memset (r, 0, sizeof *r);
+  if (opt->profile)
+    {
+      err = ks_flow_profile (opt, ui, &item->pinned);
+      if (err)
+        return err;
+    }
+  err = ks_flow_load_servers (opt, ui, &item->list);
+  if (err)
+    return err;
+  if (opt->gpgkeyid)
+    {
+      err = ks_flow_keyid (ui, opt->gpgkeyid, item->keyidbuf);
+      if (err)
+        return err;
+      item->keyid = item->keyidbuf;
+    }
+  err = ks_flow_get_name (opt, ui, prompt, &r->name);
+  if (!err)
+    err = ks_fetch_result_init (item->list, r);
+  if (err)
+    return err;
+  item->f = gcry_calloc (1, sizeof *item->f);
+  return item->f ? 0 : gpg_error_from_syserror ();
+}
+
+void
+ks_flow_end_item (ks_item_t *item)
+{
+  if (item->f)
+    ks_recover_free (item->f->rec);
+  gcry_free (item->f);
+  ks_serverlist_free (item->list);
+  memset (item, 0, sizeof *item);
+}

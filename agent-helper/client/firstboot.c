@@ -452,21 +452,14 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
   gpg_error_t err;
   char *home = NULL, *marker = NULL, *pending = NULL;
   const ks_profile_t *profile;
-  struct fb_face fb;
-  ks_ui_t myui;
+  struct fb_face fb = { opt, ui };
+  ks_ui_t myui = { .arg = &fb, .progress = fb_progress, .info = fb_info,
+                   .error = fb_error, .get_name = fb_get_name,
+                   .get_password = fb_get_password };
   char fpr[KS_FBSTATE_FPR_SIZE];
   int created = 0, fresh, lockfd = -1;
 
   memset (r, 0, sizeof *r);
-  fb.opt = opt;
-  fb.face = ui;
-  memset (&myui, 0, sizeof myui);
-  myui.arg = &fb;
-  myui.progress = fb_progress;
-  myui.info = fb_info;
-  myui.error = fb_error;
-  myui.get_name = fb_get_name;
-  myui.get_password = fb_get_password;
 
   err = ks_gpg_homedir (opt->homedir, &home);
   if (err)

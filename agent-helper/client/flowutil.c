@@ -62,24 +62,34 @@ ks_flow_transport_cfg (const ks_options_t *opt, const ks_ui_t *ui,
   cfg->progress_arg = (void *)ui;
 }
 
+/* The whole server list of OPT, placeholders included.  */
+static gpg_error_t
+load_list (const ks_options_t *opt, const ks_ui_t *ui,
+           ks_serverlist_t **r_list)
+{
+  gpg_error_t err;
+  char errtext[512];
+
+  errtext[0] = 0;
+  err = ks_serverlist_load (opt->servers, opt->servers_file, r_list,
+                            errtext, sizeof errtext);
+  if (err)
+    ks_ui_errorf (ui, "%s", errtext[0] ? errtext : gpg_strerror (err));
+  return err;
+}
+
 gpg_error_t
 ks_flow_load_servers (const ks_options_t *opt, const ks_ui_t *ui,
                       ks_serverlist_t **r_list)
 {
   gpg_error_t err;
   ks_serverlist_t *list = NULL;
-  char errtext[512];
   unsigned int i, o;
 
   *r_list = NULL;
-  errtext[0] = 0;
-  err = ks_serverlist_load (opt->servers, opt->servers_file, &list,
-                            errtext, sizeof errtext);
+  err = load_list (opt, ui, &list);
   if (err)
-    {
-      ks_ui_errorf (ui, "%s", errtext[0] ? errtext : gpg_strerror (err));
-      return err;
-    }
+    return err;
   for (i = o = 0; i < list->count; i++)
     {
       if (list->server[i].placeholder)
@@ -211,17 +221,11 @@ ks_flow_servers (const ks_options_t *opt, const ks_ui_t *ui)
 {
   gpg_error_t err;
   ks_serverlist_t *list = NULL;
-  char errtext[512];
   unsigned int i, nrec = 0;
 
-  errtext[0] = 0;
-  err = ks_serverlist_load (opt->servers, opt->servers_file, &list,
-                            errtext, sizeof errtext);
+  err = load_list (opt, ui, &list);
   if (err)
-    {
-      ks_ui_errorf (ui, "%s", errtext[0] ? errtext : gpg_strerror (err));
-      return err;
-    }
+    return err;
   for (i = 0; i < list->count; i++)
     {
       const ks_server_t *s = &list->server[i];
@@ -241,35 +245,4 @@ ks_flow_servers (const ks_options_t *opt, const ks_ui_t *ui)
     }
   ks_serverlist_free (list);
   return 0;
-}
-
-gpg_error_t
-ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
-                    const char *prompt, const ks_profile_t **r_pinned,
-                    ks_serverlist_t **r_list,
-                    char *keyidbuf, const char **r_keyid, char **r_name)
-{
-  gpg_error_t err;
-
-  *r_pinned = NULL;
-  *r_list = NULL;
-  *r_keyid = NULL;
-  *r_name = NULL;
-  if (opt->profile)
-    {
-      err = ks_flow_profile (opt, ui, r_pinned);
-      if (err)
-        return err;
-    }
-  err = ks_flow_load_servers (opt, ui, r_list);
-  if (err)
-    return err;
-  if (opt->gpgkeyid)
-    {
-      err = ks_flow_keyid (ui, opt->gpgkeyid, keyidbuf);
-      if (err)
-        return err;
-      *r_keyid = keyidbuf;
-    }
-  return ks_flow_get_name (opt, ui, prompt, r_name);
 }

@@ -46,18 +46,6 @@ gpg_error_t ks_flow_get_password (const ks_options_t *opt, const ks_ui_t *ui,
  * with a message to UI when KEYID is not a key id or fingerprint.  */
 gpg_error_t ks_flow_keyid (const ks_ui_t *ui, const char *keyid, char *out);
 
-/* The common start of restore and check: the pinned profile (NULL:
- * try all), the server list, the canonical key id (*R_KEYID points into
- * KEYIDBUF, or is NULL without OPT->gpgkeyid) and the item name, asked
- * with PROMPT.  What was obtained is handed out even on error, so the
- * caller's one leave: label frees it.  */
-gpg_error_t ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
-                                const char *prompt,
-                                const ks_profile_t **r_pinned,
-                                ks_serverlist_t **r_list,
-                                char *keyidbuf, const char **r_keyid,
-                                char **r_name);
-
 /* Short display name of a server URL for messages.  */
 const char *ks_flow_server_label (const ks_server_t *s);
 
@@ -111,6 +99,25 @@ gpg_error_t ks_fetch_locate (const ks_options_t *opt, const ks_ui_t *ui,
                              int for_restore, ks_fetch_t *f,
                              ks_fetch_result_t *r, ks_fetch_try_t try,
                              void *arg);
+
+/* What restore and check hold while they look for an item.  */
+typedef struct ks_item
+{
+  const ks_profile_t *pinned;   /* NULL: try all profiles */
+  ks_serverlist_t *list;
+  char keyidbuf[17];
+  const char *keyid;            /* into KEYIDBUF, or NULL */
+  ks_fetch_t *f;
+} ks_item_t;
+
+/* The common start of restore and check: the pinned profile, the
+ * server list, the canonical key id of OPT->gpgkeyid, the item name
+ * (asked with PROMPT) into R->name and R's locations.  ITEM holds what
+ * was obtained even on error; ks_flow_end_item frees it.  */
+gpg_error_t ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
+                                const char *prompt, ks_item_t *item,
+                                ks_fetch_result_t *r);
+void ks_flow_end_item (ks_item_t *item);
 
 /* A result R for the servers of LIST (URLs copied, nothing asked).  */
 gpg_error_t ks_fetch_result_init (const ks_serverlist_t *list,

@@ -186,52 +186,36 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
                  ks_fetch_result_t *r)
 {
   gpg_error_t err;
-  ks_serverlist_t *list = NULL;
   char *pw = NULL;
-  char keyidbuf[17];
-  const char *keyid = NULL;
-  const ks_profile_t *pinned = NULL;
-  ks_fetch_t *f = NULL;
+  ks_item_t item;
   struct restore_state st;
 
-  memset (r, 0, sizeof *r);
   memset (&st, 0, sizeof st);
   err = ks_flow_begin_item (opt, ui, _("Name of the backup to restore"),
-                            &pinned, &list, keyidbuf, &keyid, &r->name);
+                            &item, r);
   if (!err)
     err = ks_flow_get_password (opt, ui, _("Password of the backup"), 0,
                                 &pw);
-  if (!err)
-    err = ks_fetch_result_init (list, r);
   if (err)
     goto leave;
-  ks_flow_warn_tor (opt, ui, list, list->count);
-  f = gcry_calloc (1, sizeof *f);
-  if (!f)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
+  ks_flow_warn_tor (opt, ui, item.list, item.list->count);
   st.opt = opt;
   st.ui = ui;
   st.pw = pw;
   st.r = r;
-  err = ks_fetch_locate (opt, ui, pinned, r->name, keyid, list, 1, f, r,
-                         try_profile, &st);
+  err = ks_fetch_locate (opt, ui, item.pinned, r->name, item.keyid,
+                         item.list, 1, item.f, r, try_profile, &st);
   if (err)
     goto leave;
   if (!r->opened)
-    err = classify (&st, f);
+    err = classify (&st, item.f);
   else
     err = deliver (opt, ui, to_ui, &st);
 
  leave:
   ks_free_secret (st.secret, st.secretlen);
-  if (f)
-    ks_recover_free (f->rec);
-  gcry_free (f);
   if (pw)
     ks_free_secret (pw, strlen (pw));
-  ks_serverlist_free (list);
+  ks_flow_end_item (&item);
   return err;
 }

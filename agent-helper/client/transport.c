@@ -336,12 +336,105 @@ finish_attempt (ks_xfer_t *x, CURLcode rc)
   p->state = X_DONE;
 }
 
+/* Start the waiting requests whose pause is over, up to KS_MAX_ACTIVE
+ * at once.  *R_NEXT_WAKE gets the earliest end of a pause, 0 none.  */
+static void
+start_waiting (const ks_transport_cfg_t *cfg, CURLM *multi, ks_xfer_t *xfers,
+               size_t n, size_t *nactive, size_t *ndone,
+               uint64_t *r_next_wake)
+{
+  gpg_error_t err;
+  uint64_t now = now_ms ();
+  size_t i;
+
+  *r_next_wake = 0;
+  for (i = 0; i < n && *nactive < KS_MAX_ACTIVE; i++)
+    {
+      ks_xfer_t *x = &xfers[i];
+
+      if (x->priv->state != X_WAITING)
+        continue;
+      if (x->priv->not_before_ms > now)
+        {
+          if (!*r_next_wake || x->priv->not_before_ms < *r_next_wake)
+            *r_next_wake = x->priv->not_before_ms;
+          continue;
+        }
+      err = setup_easy (cfg, x);
+      if (!err && curl_multi_add_handle (multi, x->priv->easy))
+        err = gpg_error (GPG_ERR_INTERNAL);
+      if (err)
+        {
+          x->err = err;
+          snprintf (x->errtext, sizeof x->errtext, "%s", gpg_strerror (err));
+          x->priv->state = X_DONE;
+          (*ndone)++;
+          continue;
+        }
+      x->priv->state = X_ACTIVE;
+      (*nactive)++;
+    }
+}
+
+/* Take the finished attempts off MULTI; a request that is done counts
+ * in *NDONE and is told to the progress callback.  */
+static void
+collect_finished (const ks_transport_cfg_t *cfg, CURLM *multi, size_t n,
+                  size_t *nactive, size_t *ndone)
+{
+  CURLMsg *msg;
+  int left;
+
+  while ((msg = curl_multi_info_read (multi, &left)))
+    {
+      ks_xfer_t *x = NULL;
+
+      if (msg->msg != CURLMSG_DONE)
+        continue;
+      curl_easy_getinfo (msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+      curl_multi_remove_handle (multi, msg->easy_handle);
+      (*nactive)--;
+      finish_attempt (x, msg->data.result);
+      if (x->priv->state == X_DONE)
+        {
+          (*ndone)++;
+          if (cfg->progress)
+            cfg->progress (cfg->progress_arg, "transfer", *ndone, n);
+        }
+    }
+}
+
+/* Wait for activity on MULTI, or until NEXT_WAKE (ms, 0 none); at most
+ * half a second.  */
+static void
+wait_a_little (CURLM *multi, size_t nactive, uint64_t next_wake)
+{
+  int timeout_ms = 500;
+  uint64_t now;
+
+  if (next_wake)
+    {
+      now = now_ms ();
+      timeout_ms = next_wake > now ? (int)(next_wake - now) : 0;
+      if (timeout_ms > 500)
+        timeout_ms = 500;
+    }
+  if (nactive)
+    curl_multi_poll (multi, NULL, 0, timeout_ms, NULL);
+  else if (timeout_ms)
+    {
+      struct timespec ts = { 0, (long)timeout_ms * 1000000L };
+      nanosleep (&ts, NULL);
+    }
+}
+
 gpg_error_t
 ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
 {
   gpg_error_t err = 0;
   CURLM *multi = NULL;
   size_t i, ndone = 0, nactive = 0;
+  uint64_t next_wake;
   int running;
 
   pthread_once (&curl_once, do_curl_init);
@@ -372,84 +465,17 @@ ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
    * bounded by the timeouts, so this loop ends.  */
   while (ndone < n)
     {
-      CURLMsg *msg;
-      int left;
-      uint64_t now = now_ms ();
-      uint64_t next_wake = 0;
-
-      for (i = 0; i < n && nactive < KS_MAX_ACTIVE; i++)
-        {
-          ks_xfer_t *x = &xfers[i];
-
-          if (x->priv->state != X_WAITING)
-            continue;
-          if (x->priv->not_before_ms > now)
-            {
-              if (!next_wake || x->priv->not_before_ms < next_wake)
-                next_wake = x->priv->not_before_ms;
-              continue;
-            }
-          err = setup_easy (cfg, x);
-          if (!err && curl_multi_add_handle (multi, x->priv->easy))
-            err = gpg_error (GPG_ERR_INTERNAL);
-          if (err)
-            {
-              x->err = err;
-              snprintf (x->errtext, sizeof x->errtext, "%s",
-                        gpg_strerror (err));
-              x->priv->state = X_DONE;
-              ndone++;
-              err = 0;
-              continue;
-            }
-          x->priv->state = X_ACTIVE;
-          nactive++;
-        }
+      start_waiting (cfg, multi, xfers, n, &nactive, &ndone, &next_wake);
       if (ndone >= n)
         break;
-
       if (curl_multi_perform (multi, &running))
         {
           err = gpg_error (GPG_ERR_INTERNAL);
           goto leave;
         }
-      while ((msg = curl_multi_info_read (multi, &left)))
-        {
-          ks_xfer_t *x = NULL;
-
-          if (msg->msg != CURLMSG_DONE)
-            continue;
-          curl_easy_getinfo (msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-          curl_multi_remove_handle (multi, msg->easy_handle);
-          nactive--;
-          finish_attempt (x, msg->data.result);
-          if (x->priv->state == X_DONE)
-            {
-              ndone++;
-              if (cfg->progress)
-                cfg->progress (cfg->progress_arg, "transfer", ndone, n);
-            }
-        }
-      if (ndone >= n)
-        break;
-      {
-        int timeout_ms = 500;
-
-        if (next_wake)
-          {
-            now = now_ms ();
-            timeout_ms = next_wake > now ? (int)(next_wake - now) : 0;
-            if (timeout_ms > 500)
-              timeout_ms = 500;
-          }
-        if (nactive)
-          curl_multi_poll (multi, NULL, 0, timeout_ms, NULL);
-        else if (timeout_ms)
-          {
-            struct timespec ts = { 0, (long)timeout_ms * 1000000L };
-            nanosleep (&ts, NULL);
-          }
-      }
+      collect_finished (cfg, multi, n, &nactive, &ndone);
+      if (ndone < n)
+        wait_a_little (multi, nactive, next_wake);
     }
 
  leave:

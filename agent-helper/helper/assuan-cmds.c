@@ -22,27 +22,6 @@
 
 #include "helper.h"
 
-struct assuan_malloc_hooks ks_helper_secure_hooks =
-  {
-    gcry_malloc_secure,
-    gcry_realloc,
-    gcry_free
-  };
-
-/* Progress lines of one step are sent at most this often, plus the
- * first and the last one of each step.  */
-#define PROGRESS_INTERVAL_MS 100
-
-
-static uint64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 
 /* Is "--NAME" one of the options at the start of LINE?  Options end at
  * the first word not starting with "--" or at a lone "--".  */
@@ -153,254 +132,6 @@ get_keyid_arg (assuan_context_t ctx, char *args, int required,
 
 
 /* In daemon mode: refuse clients that connect while we are busy.  */
-static void
-refuse_waiting_clients (ks_session_t *s)
-{
-  struct pollfd pfd;
-  int n, fd;
-
-  if (s->listen_fd < 0)
-    return;
-  for (n = 0; n < 16; n++)
-    {
-      pfd.fd = s->listen_fd;
-      pfd.events = POLLIN;
-      pfd.revents = 0;
-      if (poll (&pfd, 1, 0) <= 0 || !(pfd.revents & POLLIN))
-        return;
-      fd = accept (s->listen_fd, NULL, NULL);
-      if (fd < 0)
-        return;
-      ks_helper_refuse (fd);
-      if (s->defaults->opt.verbose)
-        gpgrt_log_info (_("busy: refused another client\n"));
-    }
-}
-
-
-void
-ks_helper_refuse (int fd)
-{
-  gpg_error_t err = gpg_error (GPG_ERR_EBUSY);
-  char line[256];
-  int n;
-
-  n = snprintf (line, sizeof line, "ERR %u %s <%s> - %s\n",
-                err, gpg_strerror (err), gpg_strsource (err),
-                _("keysafe-helper serves one client at a time"));
-  if (n > 0 && (size_t)n < sizeof line)
-    {
-      /* A client that is already gone needs no answer.  */
-      if (write (fd, line, n) < 0)
-        n = 0;
-    }
-  close (fd);
-}
-
-
-
-/*
- * The face: ks_ui_t callbacks of a session.
- */
-
-static void
-ui_progress (void *arg, const char *what, uint64_t done, uint64_t total)
-{
-  ks_session_t *s = arg;
-  uint64_t now = now_ms ();
-  char line[128];
-  int same = !strncmp (s->last_what, what, sizeof s->last_what - 1);
-  int last = total && done >= total;
-
-  if (same && !last && now - s->last_ms < PROGRESS_INTERVAL_MS)
-    goto leave;
-  if (same && done == s->last_done && !last)
-    goto leave;
-  /* gpg's format (doc/DETAILS): PROGRESS <what> <char> <cur> <total>.  */
-  snprintf (line, sizeof line, "%.40s ? %llu %llu", what,
-            (unsigned long long)done, (unsigned long long)total);
-  assuan_write_status (s->ctx, "PROGRESS", line);
-  snprintf (s->last_what, sizeof s->last_what, "%s", what);
-  s->last_done = done;
-  s->last_ms = now;
-  s->progress_count++;
-
- leave:
-  refuse_waiting_clients (s);
-}
-
-
-static void
-ui_info (void *arg, const char *text)
-{
-  ks_session_t *s = arg;
-
-  ks_helper_status (s->ctx, "INFO", "%s", text);
-}
-
-
-/* The flow's one clear line on failure: it goes at the end of the ERR
- * line (libassuan cuts it to 100 bytes) and, whole, in a status line.  */
-static void
-ui_error (void *arg, const char *text)
-{
-  ks_session_t *s = arg;
-
-  ks_helper_status (s->ctx, "ERROR_TEXT", "%s", text);
-  gpgrt_free (s->errtext);
-  s->errtext = gpgrt_strdup (text);
-}
-
-
-/* INQUIRE KEYWORD for at most MAXLEN bytes of text.  *R_VALUE gets a
- * NUL-terminated copy in secure memory (the Assuan context allocates in
- * secure memory).  Empty, NUL-containing or oversized answers are
- * refused.  */
-static gpg_error_t
-inquire_text (ks_session_t *s, const char *keyword, size_t maxlen,
-              char **r_value)
-{
-  gpg_error_t err;
-  unsigned char *buf = NULL;
-  size_t len = 0;
-
-  *r_value = NULL;
-  assuan_begin_confidential (s->ctx);
-  err = assuan_inquire (s->ctx, keyword, &buf, &len, maxlen);
-  assuan_end_confidential (s->ctx);
-  if (gpg_err_code (err) == GPG_ERR_ASS_TOO_MUCH_DATA)
-    {
-      /* libassuan has read and dropped the rest, up to the END.  */
-      err = assuan_set_error (s->ctx, gpg_error (GPG_ERR_TOO_LARGE),
-                              _("the inquired value is too long"));
-      goto leave;
-    }
-  if (err)
-    goto leave;
-  if (!len)
-    {
-      err = gpg_error (!strcmp (keyword, "PASSWORD")
-                       ? GPG_ERR_NO_PASSPHRASE : GPG_ERR_NO_DATA);
-      goto leave;
-    }
-  if (memchr (buf, 0, len))
-    {
-      err = gpg_error (GPG_ERR_INV_VALUE);
-      goto leave;
-    }
-  *r_value = (char *)buf;
-  buf = NULL;
-
- leave:
-  if (buf)
-    ks_free_secret (buf, len);
-  return err;
-}
-
-
-static gpg_error_t
-ui_get_name (void *arg, const char *prompt, char **r_name)
-{
-  ks_session_t *s = arg;
-
-  *r_name = NULL;
-  /* With OPTION name= the flow asks only when that name was taken;
-   * without, the first question is the plain one.  A taken name in
-   * batch mode ends the command.  */
-  if ((s->name || s->name_asks++) && s->batch)
-    return gpg_error (GPG_ERR_CANCELED);
-  if (prompt)
-    ks_helper_status (s->ctx, "INFO", "%s", prompt);
-  return inquire_text (s, "NAME", KS_HELPER_MAX_NAME, r_name);
-}
-
-
-static gpg_error_t
-ui_get_password (void *arg, const char *prompt, int confirm, char **r_pw)
-{
-  ks_session_t *s = arg;
-
-  *r_pw = NULL;
-  if (s->pinentry && !s->batch)
-    return ks_agent_get_passphrase (s->defaults->opt.homedir, prompt,
-                                    _("Password:"), confirm, r_pw);
-  /* A program answers the inquiry; asking it twice proves nothing.  */
-  return inquire_text (s, "PASSWORD", KS_HELPER_MAX_PASSWORD, r_pw);
-}
-
-
-static gpg_error_t
-ui_put_secret (void *arg, const uint8_t *data, size_t len)
-{
-  ks_session_t *s = arg;
-
-  return assuan_send_data (s->ctx, data, len);
-}
-
-
-static void
-make_ui (ks_session_t *s, ks_ui_t *ui)
-{
-  memset (ui, 0, sizeof *ui);
-  ui->arg = s;
-  ui->progress = ui_progress;
-  ui->info = ui_info;
-  ui->get_name = ui_get_name;
-  ui->get_password = ui_get_password;
-  ui->put_secret = ui_put_secret;
-  ui->error = ui_error;
-}
-
-
-static void
-make_options (ks_session_t *s, ks_options_t *opt)
-{
-  const ks_helper_defaults_t *d = s->defaults;
-
-  *opt = d->opt;
-  if (s->profile)
-    opt->profile = s->profile;
-  if (s->servers_set)
-    opt->servers = (const char **)s->servers;
-  opt->batch = s->batch;
-  opt->name = s->name;
-}
-
-
-/* Start and end a command: one at a time, progress state cleared.  */
-static gpg_error_t
-begin_command (ks_session_t *s)
-{
-  if (s->busy)
-    return assuan_set_error (s->ctx, gpg_error (GPG_ERR_ASS_NESTED_COMMANDS),
-                             _("another command is running"));
-  s->busy = 1;
-  s->name_asks = 0;
-  gpgrt_free (s->errtext);
-  s->errtext = NULL;
-  s->progress_count = 0;
-  s->last_what[0] = 0;
-  s->last_done = 0;
-  s->last_ms = 0;
-  return 0;
-}
-
-
-static gpg_error_t
-end_command (ks_session_t *s, gpg_error_t err)
-{
-  gpg_error_t err2;
-
-  s->busy = 0;
-  /* Flush pending D lines before the OK.  */
-  err2 = assuan_send_data (s->ctx, NULL, 0);
-  /* libassuan keeps the pointer: ERRTEXT lives until the next command. */
-  if (err && s->errtext)
-    err = assuan_set_error (s->ctx, err, s->errtext);
-  return err ? err : err2;
-}
-
-
 
 /*
  * Commands
@@ -441,12 +172,12 @@ do_backup (assuan_context_t ctx, char *line)
                        &keyid);
   if (err)
     return err;
-  err = begin_command (s);
+  err = ks_helper_begin_command (s);
   if (err)
     return err;
 
-  make_options (s, &opt);
-  make_ui (s, &ui);
+  ks_helper_make_options (s, &opt);
+  ks_helper_make_ui (s, &ui);
   opt.gpgkeyid = keyid;
   opt.bind_keyid = has_option (line, "bind-keyid");
   if (use_inquire)
@@ -472,7 +203,7 @@ do_backup (assuan_context_t ctx, char *line)
  leave:
   if (secret)
     ks_free_secret (secret, secretlen);
-  return end_command (s, err);
+  return ks_helper_end_command (s, err);
 }
 
 
@@ -492,11 +223,11 @@ begin_item_command (assuan_context_t ctx, char *line,
   if (!err)
     err = get_keyid_arg (ctx, skip_options (line), 0, &keyid);
   if (!err)
-    err = begin_command (s);
+    err = ks_helper_begin_command (s);
   if (err)
     return err;
-  make_options (s, opt);
-  make_ui (s, ui);
+  ks_helper_make_options (s, opt);
+  ks_helper_make_ui (s, ui);
   opt->gpgkeyid = keyid;
   opt->bind_keyid = !!keyid;
   return 0;
@@ -513,10 +244,12 @@ static const char hlp_restore[] =
   "its fingerprint told in an IMPORTED status line; with --stdout it is\n"
   "sent as D lines.  KEYID is needed if the backup was bound to it.\n"
   "Status: LOCATION per server, RESTORE_RESULT.";
+/* RESTORE and CHECK: run the flow, send its result, end the command.  */
 static gpg_error_t
-do_restore (assuan_context_t ctx, char *line)
+run_item_command (assuan_context_t ctx, char *line,
+                  const char *const *known, int restore)
 {
-  static const char *const known[] = { "stdout", NULL };
+  ks_session_t *s = assuan_get_pointer (ctx);
   ks_fetch_result_t result;
   ks_options_t opt;
   ks_ui_t ui;
@@ -525,10 +258,27 @@ do_restore (assuan_context_t ctx, char *line)
   err = begin_item_command (ctx, line, known, &opt, &ui);
   if (err)
     return err;
-  err = ks_flow_restore (&opt, &ui, has_option (line, "stdout"), &result);
-  ks_helper_status_restore (assuan_get_pointer (ctx), &result);
+  if (restore)
+    {
+      err = ks_flow_restore (&opt, &ui, has_option (line, "stdout"),
+                             &result);
+      ks_helper_status_restore (s, &result);
+    }
+  else
+    {
+      err = ks_flow_check (&opt, &ui, &result);
+      ks_helper_status_check (s, &result);
+    }
   ks_fetch_result_release (&result);
-  return end_command (assuan_get_pointer (ctx), err);
+  return ks_helper_end_command (s, err);
+}
+
+static gpg_error_t
+do_restore (assuan_context_t ctx, char *line)
+{
+  static const char *const known[] = { "stdout", NULL };
+
+  return run_item_command (ctx, line, known, 1);
 }
 
 
@@ -542,18 +292,8 @@ static gpg_error_t
 do_check (assuan_context_t ctx, char *line)
 {
   static const char *const known[] = { NULL };
-  ks_fetch_result_t result;
-  ks_options_t opt;
-  ks_ui_t ui;
-  gpg_error_t err;
 
-  err = begin_item_command (ctx, line, known, &opt, &ui);
-  if (err)
-    return err;
-  err = ks_flow_check (&opt, &ui, &result);
-  ks_helper_status_check (assuan_get_pointer (ctx), &result);
-  ks_fetch_result_release (&result);
-  return end_command (assuan_get_pointer (ctx), err);
+  return run_item_command (ctx, line, known, 0);
 }
 
 
@@ -581,11 +321,11 @@ list_servers (ks_session_t *s, int as_data)
   ks_options_t opt;
   ks_ui_t ui;
 
-  make_options (s, &opt);
+  ks_helper_make_options (s, &opt);
   memset (&ui, 0, sizeof ui);
   ui.arg = s;
   ui.info = as_data ? servers_data_cb : servers_status_cb;
-  ui.error = ui_error;
+  ui.error = ks_helper_ui_error;
   return ks_flow_servers (&opt, &ui);
 }
 
@@ -604,11 +344,11 @@ do_servers (assuan_context_t ctx, char *line)
   if (*line)
     return assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER),
                              _("SERVERS takes no argument"));
-  err = begin_command (s);
+  err = ks_helper_begin_command (s);
   if (err)
     return err;
   err = list_servers (s, 0);
-  return end_command (s, err);
+  return ks_helper_end_command (s, err);
 }
 
 
@@ -658,10 +398,10 @@ do_getinfo (assuan_context_t ctx, char *line)
     }
   else if (!strcmp (line, "servers"))
     {
-      err = begin_command (s);
+      err = ks_helper_begin_command (s);
       if (err)
         return err;
-      err = end_command (s, list_servers (s, 1));
+      err = ks_helper_end_command (s, list_servers (s, 1));
     }
   else if (!*line)
     err = assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER),

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * keysafe-helper.c runs the server loops (pipe and socket); assuan-cmds.c
- * holds the commands and the face (ks_ui_t) that turns the flows'
- * callbacks into INQUIREs, status lines and D lines.  One session lives
+ * holds the commands; assuan-face.c the face (ks_ui_t) that turns the
+ * flows' callbacks into INQUIREs, status lines and D lines; results.c
+ * the flows' results as status lines.  One session lives
  * for one Assuan connection.
  */
 #ifndef KS_HELPER_H
@@ -68,6 +69,17 @@ void ks_helper_session_reset (ks_session_t *session);
 /* Answer a connection on FD that cannot be served now with an ERR
  * greeting and close it.  */
 void ks_helper_refuse (int fd);
+
+/* The face of a session (assuan-face.c): UI for a flow, OPT from the
+ * defaults and the session's OPTIONs.  */
+void ks_helper_make_ui (ks_session_t *session, ks_ui_t *ui);
+void ks_helper_make_options (ks_session_t *session, ks_options_t *opt);
+/* The flow's clear line on failure (a ks_ui_t error callback).  */
+void ks_helper_ui_error (void *session, const char *text);
+/* Begin a command (one at a time; GPG_ERR_ASS_NESTED_COMMANDS when one
+ * runs) and end it with ERR, which gets the flow's clear line.  */
+gpg_error_t ks_helper_begin_command (ks_session_t *session);
+gpg_error_t ks_helper_end_command (ks_session_t *session, gpg_error_t err);
 
 /* Malloc hooks that put Assuan contexts in libgcrypt secure memory: the
  * context holds the last line read, which may carry a password.  */
