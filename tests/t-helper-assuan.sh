@@ -45,7 +45,11 @@ grep_in "a progress step reaches its total" \
   '^S PROGRESS [a-z_]* ? \([1-9][0-9]*\) \1$' "$T_WORK/backup.out"
 for i in 1 2 3; do
   ok "server $i holds shards" test "$(shard_files $i | wc -l)" -ge 1
+  grep_in "BACKUP_SERVER $i says stored" "^S BACKUP_SERVER $i stored http" \
+    "$T_WORK/backup.out"
 done
+grep_in "BACKUP_RESULT: test profile, 3 of 3, k 2, none queued" \
+  '^S BACKUP_RESULT test 3 3 2 0 restorable$' "$T_WORK/backup.out"
 
 # RESTORE into GnuPG after the secret key is gone
 "$GPG" --batch --yes --delete-secret-keys "$FPR" 2>>"$T_WORK/gpg.log"
@@ -59,6 +63,11 @@ eq "RESTORE succeeds" "$(last_reply "$T_WORK/restore.out")" "OK"
 ok "the secret key is back" \
   sh -c "'$GPG' --batch --list-secret-keys '$FPR' >/dev/null 2>&1"
 grep_in "RESTORE shows progress" '^S PROGRESS ' "$T_WORK/restore.out"
+grep_in "RESTORE_RESULT: ok with the test profile" \
+  '^S RESTORE_RESULT ok test [0-9]' "$T_WORK/restore.out"
+grep_in "IMPORTED names the key" "^S IMPORTED $FPR\$" "$T_WORK/restore.out"
+grep_in "LOCATION: server 1 answered" '^S LOCATION 1 answered http' \
+  "$T_WORK/restore.out"
 
 # RESTORE --stdout: D lines, written to a file by gpg-connect-agent;
 # the name this time by OPTION (percent-escaped).
@@ -116,6 +125,8 @@ NOP
 EOF
 grep_in "wrong password: ERR code text <source>" \
   '^ERR [0-9][0-9]* .* <[^>]*>' "$T_WORK/wrong.out"
+grep_in "wrong password: RESTORE_RESULT says bad-password" \
+  '^S RESTORE_RESULT bad-password test ' "$T_WORK/wrong.out"
 eq "NOP after the failure" "$(last_reply "$T_WORK/wrong.out")" "OK"
 
 t_done

@@ -109,7 +109,7 @@ render_restore_failure (const ks_ui_t *ui, const ks_fetch_result_t *r)
 void
 ks_render_restore (const ks_ui_t *ui, const ks_fetch_result_t *r)
 {
-  if (!r->name)
+  if (!r->decided)
     return;
   if (!r->opened)
     {
@@ -129,7 +129,7 @@ ks_render_check (const ks_ui_t *ui, const ks_fetch_result_t *r)
   char fails[2048];
   unsigned int i;
 
-  if (!r->name || !r->loc)
+  if (!r->decided)
     return;
   if (r->failure == KS_FETCH_NOT_FOUND)
     {

@@ -233,7 +233,6 @@ record_result (const ks_options_t *opt, const ks_ui_t *ui,
   unsigned int i;
   size_t idx;
 
-  r->uploaded = 1;
   r->queued = gcry_calloc (nx ? nx : 1, sizeof *r->queued);
   if (!r->queued)
     return gpg_error_from_syserror ();
@@ -267,6 +266,7 @@ record_result (const ks_options_t *opt, const ks_ui_t *ui,
   if (r->nqueued)
     ks_queue_dir (opt->homedir, &r->queue_dir);
   r->restorable = r->nstored >= r->k;
+  r->uploaded = 1;
   return r->restorable ? 0 : gpg_error (GPG_ERR_TRY_LATER);
 }
 

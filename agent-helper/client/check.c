@@ -101,6 +101,7 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
   ks_fetch_snapshot (f, r);
   if (!f->found)
     {
+      r->decided = 1;
       r->profile = NULL;
       r->failure = KS_FETCH_NOT_FOUND;
       err = gpg_error (GPG_ERR_NOT_FOUND);
@@ -122,9 +123,12 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
   if (pw)
     {
       err = open_all (opt, ui, f, pw, r);
+      /* Not opening is a verdict; a failing machinery is not.  */
+      r->decided = r->failure != KS_FETCH_OK;
       if (err)
         goto leave;
     }
+  r->decided = 1;
   if (r->present < n || r->missing_later)
     {
       r->failure = KS_FETCH_MISSING;

@@ -94,8 +94,9 @@ typedef struct ks_location
   char why[160];                /* KS_LOC_FAILED: the reason */
 } ks_location_t;
 
-/* What a backup did.  Filled once the shards were sent (UPLOADED);
- * before that only the error explains the failure.  */
+/* What a backup did.  UPLOADED once the shards were sent and the
+ * missing ones queued; before that only the error explains the
+ * failure.  */
 typedef enum ks_backup_outcome
   {
     KS_BACKUP_STORED = 0,       /* the server took all its shards */
@@ -106,7 +107,7 @@ typedef struct ks_backup_result
 {
   int uploaded;
   const char *profile;          /* the profile's name (static) */
-  char *name;                   /* the item name (secure memory) */
+  char *name;                   /* the item name (gcry_malloc'd) */
   unsigned int n, k;            /* shares, threshold */
   unsigned int nchunks;         /* objects per share */
   unsigned int nstored;         /* servers that took all their shards */
@@ -144,9 +145,13 @@ typedef enum ks_fetch_failure
 /* What a restore or a check found.  */
 typedef struct ks_fetch_result
 {
+  int decided;                  /* the flow got to its verdict: the rest
+                                   is worth telling */
   ks_fetch_failure_t failure;
-  const char *profile;          /* the profile found (static), or NULL */
-  char *name;                   /* the item name (secure memory) */
+  const char *profile;          /* the profile whose shards were found
+                                   (static; restore: the one that
+                                   opened, if any), or NULL */
+  char *name;                   /* the item name (gcry_malloc'd) */
   char tried[256];              /* the profiles tried, "a, b" */
   unsigned int found;           /* shards of the first object held */
   unsigned int needed;          /* the threshold */

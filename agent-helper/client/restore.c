@@ -79,6 +79,9 @@ try_profile (void *arg, const ks_profile_t *profile, ks_fetch_t *f,
                  f->found);
   if (!f->found)
     return 0;
+  /* The first profile with shards, until one opens.  */
+  if (!st->r->profile)
+    st->r->profile = profile->name;
   if (f->found < 2)
     {
       note_too_few (st, f, k);
@@ -207,6 +210,7 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
                          item.list, 1, item.f, r, try_profile, &st);
   if (err)
     goto leave;
+  r->decided = 1;
   if (!r->opened)
     err = classify (&st, item.f);
   else

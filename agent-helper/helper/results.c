@@ -117,7 +117,7 @@ status_locations (ks_session_t *s, const ks_fetch_result_t *r,
 void
 ks_helper_status_restore (ks_session_t *s, const ks_fetch_result_t *r)
 {
-  if (!r->name)
+  if (!r->decided)
     return;
   status_locations (s, r, r->nloc, 0);
   ks_helper_status (s->ctx, "RESTORE_RESULT", "%s %s %u %u %u %zu",
@@ -131,7 +131,7 @@ ks_helper_status_restore (ks_session_t *s, const ks_fetch_result_t *r)
 void
 ks_helper_status_check (ks_session_t *s, const ks_fetch_result_t *r)
 {
-  if (!r->name || !r->loc)
+  if (!r->decided)
     return;
   status_locations (s, r, r->failure == KS_FETCH_NOT_FOUND
                     ? r->nloc : r->nshares, 1);
