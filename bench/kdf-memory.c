@@ -25,25 +25,23 @@
 #include <sodium.h>
 #endif
 #include "keysafe.h"
+#include "kdf-bench.h"
 
 #define GIB ((size_t)1 << 30)
 
-int bench_memory (void);
-
-static double
-secs (clockid_t id)
+static void
+start (double *w0, double *c0)
 {
-  struct timespec ts;
-
-  clock_gettime (id, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
+  *w0 = clock_secs (CLOCK_MONOTONIC);
+  *c0 = clock_secs (CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void
 report (const char *what, double w0, double c0)
 {
   printf ("  %-46s %6.3f s wall  %6.3f s cpu\n", what,
-          secs (CLOCK_MONOTONIC) - w0, secs (CLOCK_THREAD_CPUTIME_ID) - c0);
+          clock_secs (CLOCK_MONOTONIC) - w0,
+          clock_secs (CLOCK_THREAD_CPUTIME_ID) - c0);
 }
 
 /* Map 1 GiB (MODE 0 plain, 1 MADV_HUGEPAGE, 2 MAP_POPULATE), write
@@ -51,11 +49,12 @@ report (const char *what, double w0, double c0)
 static int
 touch (int mode, const char *what)
 {
-  double w0 = secs (CLOCK_MONOTONIC), c0 = secs (CLOCK_THREAD_CPUTIME_ID);
   volatile uint8_t *p;
   void *m;
   size_t off;
+  double w0, c0;
 
+  start (&w0, &c0);
   m = mmap (NULL, GIB, PROT_READ | PROT_WRITE,
             MAP_PRIVATE | MAP_ANONYMOUS | (mode == 2 ? MAP_POPULATE : 0),
             -1, 0);
@@ -75,11 +74,12 @@ static int
 gcrypt_1g (const char *what)
 {
   unsigned long param[4] = { 32, 1, 1048576, 1 };
-  double w0 = secs (CLOCK_MONOTONIC), c0 = secs (CLOCK_THREAD_CPUTIME_ID);
   gcry_kdf_hd_t hd;
   uint8_t out[32];
   gpg_error_t err;
+  double w0, c0;
 
+  start (&w0, &c0);
   err = gcry_kdf_open (&hd, GCRY_KDF_ARGON2, GCRY_KDF_ARGON2ID, param, 4,
                        "password", 8, "somesaltsomesalt", 16,
                        NULL, 0, NULL, 0);
@@ -117,9 +117,9 @@ bench_memory (void)
     {
       static const uint8_t salt[16] = "somesaltsomesalt";
       uint8_t out[32];
-      double w0 = secs (CLOCK_MONOTONIC);
-      double c0 = secs (CLOCK_THREAD_CPUTIME_ID);
+      double w0, c0;
 
+      start (&w0, &c0);
       if (crypto_pwhash_argon2id (out, sizeof out, "password", 8, salt, 1,
                                   GIB, crypto_pwhash_ALG_ARGON2ID13))
         return 1;

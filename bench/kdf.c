@@ -49,6 +49,7 @@
 #include <sodium.h>
 #endif
 #include "keysafe.h"
+#include "kdf-bench.h"
 
 #define PASS "password"
 #define SALT "somesaltsomesalt"   /* 16 bytes, as protocol 2 uses */
@@ -72,7 +73,7 @@ struct timing
 
 static const char *cli = "argon2";
 
-static double
+double
 clock_secs (clockid_t id)
 {
   struct timespec ts;
@@ -310,8 +311,6 @@ print_ratios (const struct set *s, const struct timing med[NIMPL])
             med[OURS].cpu / med[SODIUM].cpu,
             med[OURS].cpu / med[SODIUM].cpu <= 1.05 ? "<=" : "EXCEEDS");
 }
-
-int bench_memory (void);
 
 static void
 usage (FILE *fp)
