@@ -78,7 +78,7 @@ compute_one (struct many *mn, unsigned int i)
                               mn->salts + i * KS_KDF_SALT_LEN,
                               mn->t, (size_t)mn->m_kib * 1024,
                               crypto_pwhash_ALG_ARGON2ID13))
-    return gpg_error (GPG_ERR_ENOMEM);  /* inputs were checked before */
+    return gpg_error_from_syserror ();  /* ENOMEM: inputs were checked */
   secs = now () - t0;
   pthread_mutex_lock (&rate_lock);
   rate_s_per_kib_pass = secs / ((double)mn->t * mn->m_kib);
