@@ -95,7 +95,7 @@ for round in $(seq 1 20); do
   w=$!
   t_wait_for "$w" sh -c "find '$K' -type f -name '[0-9a-f]*' | grep -q ."
   sleep 0.$((RANDOM % 5 + 1))
-  kill -9 "$w"
+  kill -9 "$w" 2>/dev/null || true
   wait "$w" 2>/dev/null || true
   "$TOOL" verify "$K" 200000 | grep -q 'temps 0 ' || break
 done
