@@ -55,6 +55,8 @@ fails "a relative path is no location" "$TOOL" present "file://stick"
 ok "present" "$TOOL" present "$URL"
 ok "present with %-escapes and localhost" \
    "$TOOL" present "file://localhost${D/stick/%73tick}"
+fails "an escaped NUL is no location" "$TOOL" present "file://$D%00"
+fails "a cut escape is no location" "$TOOL" present "file://$D%4"
 fails "create needs the parent" "$TOOL" create "file://$T_WORK/no/such"
 ok "create on request" "$TOOL" create "$GONE"
 eq "then put works" "$("$TOOL" put "$GONE" "$N2" "$T_WORK/s1")" "status 201"

@@ -19,18 +19,6 @@ ks_dirstore_is_url (const char *base)
                            strlen (KS_DIRSTORE_SCHEME));
 }
 
-static int
-hexval (int c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 gpg_error_t
 ks_dirstore_path (const char *base, char **r_path)
 {
@@ -52,14 +40,15 @@ ks_dirstore_path (const char *base, char **r_path)
     {
       if (*s == '%')
         {
-          int hi = hexval (s[1]), lo = hi < 0 ? -1 : hexval (s[2]);
+          char hex[3] = { s[1], s[1] ? s[2] : 0, 0 };
+          uint8_t c;
 
-          if (lo < 0 || (!hi && !lo))
+          if (ks_hex_decode (hex, &c, 1) || !c)
             {
               gpgrt_free (path);
               return gpg_error (GPG_ERR_INV_URI);
             }
-          *d++ = (char)(hi * 16 + lo);
+          *d++ = (char)c;
           s += 2;
         }
       else
