@@ -35,7 +35,7 @@ ks_dirstore_path (const char *base, char **r_path)
     return gpg_error (GPG_ERR_INV_URI);
   path = gpgrt_malloc (strlen (s) + 1);
   if (!path)
-    return gpg_error_from_syserror ();
+    return gpg_error (GPG_ERR_ENOMEM);
   for (d = path; *s; s++)
     {
       if (*s == '%')

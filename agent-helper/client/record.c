@@ -413,7 +413,8 @@ ks_record_list (const char *homedir, ks_record_t **r_recs, size_t *r_n,
       else
         n++;
     }
-  qsort (recs, n, sizeof *recs, cmp_time);
+  if (n > 1)
+    qsort (recs, n, sizeof *recs, cmp_time);
   *r_recs = recs;
   *r_n = n;
   recs = NULL;
