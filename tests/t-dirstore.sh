@@ -61,6 +61,25 @@ fails "create needs the parent" "$TOOL" create "file://$T_WORK/no/such"
 ok "create on request" "$TOOL" create "$GONE"
 eq "then put works" "$("$TOOL" put "$GONE" "$N2" "$T_WORK/s1")" "status 201"
 
+echo "an fstab mount point with nothing mounted on it"
+# In a mount namespace of its own, so the system's fstab stays untouched.
+MP="$T_WORK/mnt/stick"
+mkdir -p "$MP"
+printf 'UUID=0000-0000 %s vfat noauto,user 0 0\n' "$MP" >"$T_WORK/fstab"
+if unshare -m true 2>/dev/null; then
+  out=$(unshare -m sh -c "mount --bind '$T_WORK/fstab' /etc/fstab \
+    && '$TOOL' present 'file://$MP'; '$TOOL' present 'file://$MP/'; \
+    '$TOOL' put 'file://$MP' '$N1' '$T_WORK/s1'; ls -A '$MP'; \
+    mount -t tmpfs -o size=1m tmpfs '$MP' && '$TOOL' present 'file://$MP'" \
+    2>&1) || true
+  eq "not mounted: no location; mounted: present" "$out" "No such device
+No such device
+error: the directory is not there (a disk not mounted?) (No such device)
+present"
+else
+  echo "note: no mount namespace (not root): the fstab part is not run"
+fi
+
 echo "a real keysafe-server serves the directory unchanged"
 for i in 1 2 3 4 5; do
   n=$(randname)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <mntent.h>
 #include <sys/stat.h>
 #include "shardstore.h"
 #include "dirstore.h"
@@ -75,20 +76,49 @@ absent_error (int e)
     }
 }
 
+/* True when PATH is a mount point of /etc/fstab and nothing is mounted
+ * on it now (FD, its open directory, is on its parent's device): an
+ * unmounted USB stick's empty mount point is no location.  */
+static int
+is_unmounted_mount_point (const char *path, int fd)
+{
+  FILE *fp = setmntent ("/etc/fstab", "r");
+  struct mntent *me;
+  struct stat st, up;
+  int listed = 0;
+
+  if (!fp)
+    return 0;
+  while (!listed && (me = getmntent (fp)))
+    listed = !strcmp (me->mnt_dir, path);
+  endmntent (fp);
+  return listed && !fstat (fd, &st) && !fstatat (fd, "..", &up, 0)
+         && st.st_dev == up.st_dev && st.st_ino != up.st_ino;
+}
+
 /* Open the top directory of BASE.  */
 static gpg_error_t
 open_root (const char *base, int *r_fd)
 {
   gpg_error_t err;
   char *path = NULL;
+  size_t n;
 
   *r_fd = -1;
   err = ks_dirstore_path (base, &path);
   if (err)
     return err;
+  for (n = strlen (path); n > 1 && path[n - 1] == '/'; n--)
+    path[n - 1] = 0;
   *r_fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (*r_fd < 0)
     err = absent_error (errno);
+  else if (is_unmounted_mount_point (path, *r_fd))
+    {
+      close (*r_fd);
+      *r_fd = -1;
+      err = gpg_error (GPG_ERR_ENODEV);
+    }
   gpgrt_free (path);
   return err;
 }

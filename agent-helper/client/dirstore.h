@@ -12,8 +12,9 @@
  *
  * The top directory is never created by a put or a get: a removable disk
  * that is not mounted leaves its mount point empty, and writing there
- * would put the shard on the wrong disk.  A missing or gone directory
- * gives GPG_ERR_ENODEV, so the caller can queue the shard and tell the
+ * would put the shard on the wrong disk.  A missing or gone directory,
+ * and a mount point of /etc/fstab with nothing mounted on it, give
+ * GPG_ERR_ENODEV, so the caller can queue the shard and tell the
  * user; ks_dirstore_create makes it on the user's explicit request.
  */
 #ifndef KS_DIRSTORE_H
@@ -35,7 +36,8 @@ gpg_error_t ks_dirstore_path (const char *base, char **r_path);
 
 /* 0 when the location BASE is there and is a directory; GPG_ERR_ENODEV
  * when it does not exist, is not a directory or its disk is gone (not
- * mounted, pulled out, a dead network mount); GPG_ERR_INV_URI for a bad
+ * mounted, pulled out, a dead network mount; an fstab mount point with
+ * nothing mounted); GPG_ERR_INV_URI for a bad
  * BASE; other errors (EACCES) as they are.  */
 gpg_error_t ks_dirstore_is_present (const char *base);
 
