@@ -2,10 +2,16 @@
  * Copyright (C) 2026 The keysafe authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * See agent.h for the contract.  The Assuan context lives in libgcrypt
- * secure memory (malloc hooks), because libassuan keeps the last line it
- * read - the D line carrying the password - in the context itself;
- * gcry_free wipes secure memory when the context is released.
+ * See agent.h for the contract.  GPGME does the talking: it knows where
+ * the agent's socket is (gpgme_get_dirinfo) and its Assuan engine
+ * (GPGME_PROTOCOL_ASSUAN, in gpg-agent mode) connects, passes the
+ * display, tty and locale, and runs GET_PASSPHRASE.  The password comes
+ * through the data callback straight into a secure ks_buf.  GPGME's
+ * libassuan context is ordinary memory that GPGME allocates, so the
+ * last D line stays there until the context is released; keysafe cannot
+ * give GPGME secure allocators.  gpgconf is run by hand only for what
+ * GPGME has no call for: starting the agent, and the directories of a
+ * GnuPG home other than the default one.
  */
 #include <config.h>
 #include <errno.h>
@@ -23,14 +29,6 @@
 
 /* What gpgconf prints for one --list-dirs name fits easily in this.  */
 #define GPGCONF_OUT_MAX 4096
-
-static struct assuan_malloc_hooks secure_hooks =
-  {
-    gcry_malloc_secure,
-    gcry_realloc,
-    gcry_free
-  };
-
 
 /* The gpgconf program: GPGME knows where GnuPG is installed.  */
 static const char *
@@ -149,8 +147,20 @@ run_gpgconf (const char *homedir, const char *arg1, const char *arg2,
 }
 
 
-gpg_error_t
-ks_agent_gpgconf_dir (const char *homedir, const char *what, char **r_path)
+/* True when HOMEDIR is the home GPGME's directory information is of:
+ * none given, or the GNUPGHOME it saw.  */
+static int
+is_default_home (const char *homedir)
+{
+  const char *env = getenv ("GNUPGHOME");
+
+  return !homedir || !*homedir || (env && !strcmp (env, homedir));
+}
+
+
+/* gpgconf --homedir HOMEDIR --list-dirs WHAT, %-unescaped.  */
+static gpg_error_t
+gpgconf_dir (const char *homedir, const char *what, char **r_path)
 {
   gpg_error_t err;
   char *out = NULL;
@@ -192,6 +202,25 @@ ks_agent_gpgconf_dir (const char *homedir, const char *what, char **r_path)
 }
 
 
+gpg_error_t
+ks_agent_gpgconf_dir (const char *homedir, const char *what, char **r_path)
+{
+  const char *s;
+
+  *r_path = NULL;
+  /* GPGME asks gpgconf once per process and knows only the default
+   * home; another --homedir needs gpgconf run for it.  */
+  if (!is_default_home (homedir))
+    return gpgconf_dir (homedir, what, r_path);
+  gpgme_check_version (NULL);
+  s = gpgme_get_dirinfo (what);
+  if (!s || !*s)
+    return gpg_error (GPG_ERR_NOT_FOUND);
+  *r_path = gpgrt_strdup (s);
+  return *r_path ? 0 : gpg_error_from_syserror ();
+}
+
+
 /* Percent-plus escape S for a GET_PASSPHRASE argument into a new
  * string; NULL or an empty S gives "X" (the agent's "none").  */
 static char *
@@ -223,10 +252,16 @@ escape_arg (const char *s)
 }
 
 
-/* Tell the agent where the user is, so pinentry shows up there.  A
- * failure of any single option is harmless (the agent may not know it).  */
+/* One Assuan command on CTX; the D lines go to BUF when not NULL.  */
+static gpg_error_t
+transact (gpgme_ctx_t ctx, const char *line, ks_buf_t *buf);
+
+/* Tell the agent where the user is, so pinentry shows up there.  GPGME
+ * passes DISPLAY, GPG_TTY (or the tty of stdout), TERM and the locale;
+ * these are the rest.  A failure of any single option is harmless (the
+ * agent may not know it).  */
 static void
-send_session_options (assuan_context_t ctx)
+send_session_options (gpgme_ctx_t ctx)
 {
   static const char *const envvars[] =
     { "XAUTHORITY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE",
@@ -235,25 +270,14 @@ send_session_options (assuan_context_t ctx)
   const char *s;
   size_t i;
 
+  /* GPGME looks at stdout only; a filter's tty is often stdin.  */
   s = getenv ("GPG_TTY");
-  if (!s && isatty (0))
+  if (!s && !isatty (1) && isatty (0))
     s = ttyname (0);
   if (s && strlen (s) < 512)
     {
       snprintf (line, sizeof line, "OPTION ttyname=%s", s);
-      assuan_transact (ctx, line, NULL, NULL, NULL, NULL, NULL, NULL);
-    }
-  s = getenv ("TERM");
-  if (s && *s && strlen (s) < 512)
-    {
-      snprintf (line, sizeof line, "OPTION ttytype=%s", s);
-      assuan_transact (ctx, line, NULL, NULL, NULL, NULL, NULL, NULL);
-    }
-  s = getenv ("DISPLAY");
-  if (s && *s && strlen (s) < 512)
-    {
-      snprintf (line, sizeof line, "OPTION display=%s", s);
-      assuan_transact (ctx, line, NULL, NULL, NULL, NULL, NULL, NULL);
+      transact (ctx, line, NULL);
     }
   for (i = 0; i < KS_DIM (envvars); i++)
     {
@@ -261,30 +285,90 @@ send_session_options (assuan_context_t ctx)
       if (s && *s && strlen (s) < 512)
         {
           snprintf (line, sizeof line, "OPTION putenv=%s=%s", envvars[i], s);
-          assuan_transact (ctx, line, NULL, NULL, NULL, NULL, NULL, NULL);
+          transact (ctx, line, NULL);
         }
     }
-  s = setlocale (LC_CTYPE, NULL);
-  if (s && strlen (s) < 256)
+}
+
+
+static gpg_error_t
+data_cb (void *opaque, const void *data, size_t length)
+{
+  ks_buf_t *buf = opaque;
+
+  if (!data)
+    return 0;  /* END */
+  return ks_buf_append (buf, data, length);
+}
+
+
+/* The agent may inquire while pinentry runs: PINENTRY_LAUNCHED gets an
+ * empty answer; anything else (a loopback PASSPHRASE: keysafe has no
+ * password to give, it is asking for one) is cancelled.  */
+static gpg_error_t
+inquire_cb (void *opaque, const char *name, const char *args,
+            gpgme_data_t *r_data)
+{
+  (void)opaque;
+  (void)args;
+  if (!name)
+    return 0;  /* GPGME is done with *R_DATA */
+  *r_data = NULL;
+  if (!strcmp (name, "PINENTRY_LAUNCHED"))
+    return 0;
+  return gpg_error (GPG_ERR_ASS_CANCELED);
+}
+
+
+static gpg_error_t
+transact (gpgme_ctx_t ctx, const char *line, ks_buf_t *buf)
+{
+  gpgme_error_t err, op_err = 0;
+
+  err = gpgme_op_assuan_transact_ext (ctx, line, buf ? data_cb : NULL, buf,
+                                      inquire_cb, NULL, NULL, NULL, &op_err);
+  return err ? err : op_err;
+}
+
+
+/* A GPGME context for the agent at SOCKNAME, connected (RESET).  */
+static gpg_error_t
+open_agent (const char *sockname, gpgme_ctx_t *r_ctx)
+{
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+  const char *s;
+
+  *r_ctx = NULL;
+  err = gpgme_new (&ctx);
+  if (!err)
+    err = gpgme_set_protocol (ctx, GPGME_PROTOCOL_ASSUAN);
+  /* "!GPG_AGENT" puts GPGME's Assuan engine in gpg-agent mode: it sends
+   * the session's display, tty and locale options on connecting.  */
+  if (!err)
+    err = gpgme_ctx_set_engine_info (ctx, GPGME_PROTOCOL_ASSUAN, sockname,
+                                     "!GPG_AGENT");
+  if (!err && (s = setlocale (LC_CTYPE, NULL)) && strlen (s) < 256)
+    err = gpgme_set_locale (ctx, LC_CTYPE, s);
+  if (!err && (s = setlocale (LC_MESSAGES, NULL)) && strlen (s) < 256)
+    err = gpgme_set_locale (ctx, LC_MESSAGES, s);
+  if (!err)
+    err = transact (ctx, "RESET", NULL);
+  if (!err)
     {
-      snprintf (line, sizeof line, "OPTION lc-ctype=%s", s);
-      assuan_transact (ctx, line, NULL, NULL, NULL, NULL, NULL, NULL);
+      *r_ctx = ctx;
+      ctx = NULL;
     }
-  s = setlocale (LC_MESSAGES, NULL);
-  if (s && strlen (s) < 256)
-    {
-      snprintf (line, sizeof line, "OPTION lc-messages=%s", s);
-      assuan_transact (ctx, line, NULL, NULL, NULL, NULL, NULL, NULL);
-    }
+  gpgme_release (ctx);
+  return err;
 }
 
 
 /* Connect to the agent of HOMEDIR, starting it if needed.  */
 static gpg_error_t
-connect_agent (const char *homedir, assuan_context_t *r_ctx)
+connect_agent (const char *homedir, gpgme_ctx_t *r_ctx)
 {
   gpg_error_t err;
-  assuan_context_t ctx = NULL;
   char *sockname = NULL;
 
   *r_ctx = NULL;
@@ -294,41 +378,22 @@ connect_agent (const char *homedir, assuan_context_t *r_ctx)
       err = gpg_error (GPG_ERR_NO_AGENT);
       goto leave;
     }
-  err = assuan_new_ext (&ctx, GPG_ERR_SOURCE_DEFAULT, &secure_hooks,
-                        NULL, NULL);
-  if (err)
-    goto leave;
-  err = assuan_socket_connect (ctx, sockname, ASSUAN_INVALID_PID, 0);
-  if (err)
+  if (open_agent (sockname, r_ctx))
     {
       /* Not running: gpgconf --launch starts it and waits until its
        * socket answers.  */
       if (run_gpgconf (homedir, "--launch", "gpg-agent", NULL)
-          || assuan_socket_connect (ctx, sockname, ASSUAN_INVALID_PID, 0))
+          || open_agent (sockname, r_ctx))
         {
           err = gpg_error (GPG_ERR_NO_AGENT);
           goto leave;
         }
-      err = 0;
     }
-  assuan_transact (ctx, "RESET", NULL, NULL, NULL, NULL, NULL, NULL);
-  send_session_options (ctx);
-  *r_ctx = ctx;
-  ctx = NULL;
+  send_session_options (*r_ctx);
 
  leave:
-  assuan_release (ctx);
   gpgrt_free (sockname);
   return err;
-}
-
-
-static gpg_error_t
-collect_cb (void *opaque, const void *buffer, size_t length)
-{
-  ks_buf_t *buf = opaque;
-
-  return ks_buf_append (buf, buffer, length);
 }
 
 
@@ -338,7 +403,7 @@ ks_agent_get_passphrase_err (const char *homedir, const char *errtext,
                              int repeat, char **r_pw)
 {
   gpg_error_t err;
-  assuan_context_t ctx = NULL;
+  gpgme_ctx_t ctx = NULL;
   ks_buf_t *buf = NULL;
   char *e_err = NULL, *e_prompt = NULL, *e_desc = NULL;
   char *line = NULL;
@@ -378,9 +443,7 @@ ks_agent_get_passphrase_err (const char *homedir, const char *errtext,
   err = connect_agent (homedir, &ctx);
   if (err)
     goto leave;
-  assuan_begin_confidential (ctx);
-  err = assuan_transact (ctx, line, collect_cb, buf, NULL, NULL, NULL, NULL);
-  assuan_end_confidential (ctx);
+  err = transact (ctx, line, buf);
   if (err)
     goto leave;
   if (!buf->len)
@@ -405,7 +468,7 @@ ks_agent_get_passphrase_err (const char *homedir, const char *errtext,
   pw = NULL;
 
  leave:
-  assuan_release (ctx);
+  gpgme_release (ctx);
   ks_buf_free (buf);
   gpgrt_free (e_err);
   gpgrt_free (e_prompt);

@@ -7,11 +7,12 @@
  * so the desktop's normal pinentry asks, with the same look, the same
  * grab of the keyboard and the same tty/X11/Wayland handling as gpg.
  *
- * The agent is found with `gpgconf [--homedir H] --list-dirs
- * agent-socket` and started with `gpgconf --launch gpg-agent` when it is
- * not running.  The session's display, tty, TERM and locale are passed to
- * the agent (OPTION ...) so pinentry appears where the user is.  The
- * password is never cached by the agent (cache id "X").
+ * GPGME finds the agent (gpgme_get_dirinfo "agent-socket"; for a home
+ * other than the default one `gpgconf --homedir H --list-dirs`) and talks
+ * to it with its Assuan engine; `gpgconf --launch gpg-agent` starts it
+ * when it is not running.  The session's display, tty, TERM and locale
+ * are passed to the agent (OPTION ...) so pinentry appears where the
+ * user is.  The password is never cached by the agent (cache id "X").
  */
 #ifndef KS_AGENT_H
 #define KS_AGENT_H
