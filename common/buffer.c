@@ -66,7 +66,7 @@ ks_buf_reserve (ks_buf_t *buf, size_t len, uint8_t **r_p)
       buf->data = p;
       buf->alloc = newalloc;
     }
-  *r_p = buf->data + buf->len;
+  *r_p = buf->data ? buf->data + buf->len : NULL;
   buf->len = need;
   return 0;
 }
@@ -194,4 +194,57 @@ ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize)
   out[n] = 0;
   buf->off += used;
   return 0;
+}
+
+static int
+hexval (uint8_t c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+gpg_error_t
+ks_buf_unescape (const char *text, int secure, char **r_out)
+{
+  gpg_error_t err;
+  ks_buf_t in, *out = NULL;
+  uint8_t c, esc[3];
+  uint8_t *data = NULL;
+  size_t len = strlen (text);
+  int hi, lo;
+
+  *r_out = NULL;
+  ks_buf_view (&in, text, len);
+  err = ks_buf_new (len + 1, secure, &out);
+  while (!err && ks_buf_left (&in))
+    {
+      const uint8_t *p = ks_buf_ptr (&in);
+
+      if (p[0] == '%' && ks_buf_left (&in) >= 3
+          && (hi = hexval (p[1])) >= 0 && (lo = hexval (p[2])) >= 0)
+        {
+          err = ks_buf_get_bytes (&in, esc, 3);
+          c = (uint8_t)(hi << 4 | lo);
+          if (!err && !c)
+            err = gpg_error (GPG_ERR_INV_VALUE);
+        }
+      else
+        err = ks_buf_get_bytes (&in, &c, 1);
+      if (!err)
+        err = ks_buf_append (out, &c, 1);
+    }
+  c = 0;
+  if (!err)
+    err = ks_buf_append (out, &c, 1);
+  if (!err)
+    err = ks_buf_detach (out, &data, &len);
+  if (!err)
+    *r_out = (char *)data;
+  ks_buf_free (out);
+  return err;
 }

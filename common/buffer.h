@@ -71,4 +71,11 @@ gpg_error_t ks_buf_get_name (ks_buf_t *buf, char *out);
  * GPG_ERR_EOF when nothing is left; nothing is consumed on an error.  */
 gpg_error_t ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize);
 
+/* Percent-unescape TEXT (%XX, as Assuan escapes option values) into a
+ * new NUL-terminated string *R_OUT, in secure memory when SECURE (free
+ * with ks_free_secret (*R_OUT, strlen (*R_OUT) + 1), else ks_free).  A
+ * '%' not followed by two hex digits stays as it is; %00 is refused with
+ * GPG_ERR_INV_VALUE, since the result is a C string.  */
+gpg_error_t ks_buf_unescape (const char *text, int secure, char **r_out);
+
 #endif /* KS_BUFFER_H */

@@ -22,7 +22,7 @@
  */
 #include <config.h>
 #include "shamir.h"
-#include "shardset.h"   /* ks_random */
+#include "random.h"
 
 #define LANE_HI  UINT64_C (0x8080808080808080)
 #define LANE_LO7 UINT64_C (0x7f7f7f7f7f7f7f7f)

@@ -6,6 +6,8 @@
  */
 #include <config.h>
 #include "shardset.h"
+#include "buffer.h"
+#include "random.h"
 #include "derive.h"
 #include "object.h"
 #include "puzzle.h"
@@ -180,6 +182,7 @@ struct ks_recover
   uint8_t *chunk0;              /* after unlock, secure */
   size_t secretlen;
   uint32_t nchunks;
+  int keyed;                    /* EKEY given: no KDF, no puzzle */
   int unlocked;
 };
 
@@ -215,6 +218,31 @@ ks_recover_new (const ks_profile_t *profile, const char *name,
  leave:
   ks_recover_free (rec);
   return err;
+}
+
+gpg_error_t
+ks_recover_new_with_key (const ks_profile_t *profile, const uint8_t *ekey,
+                         ks_recover_t **r_rec)
+{
+  ks_recover_t *rec;
+
+  *r_rec = NULL;
+  rec = ks_calloc (1, sizeof *rec);
+  if (!rec)
+    return gpg_error_from_syserror ();
+  rec->profile = profile;
+  rec->ekey = ks_malloc_secure (KS_KEY_LEN);
+  if (!rec->ekey)
+    {
+      gpg_error_t err = gpg_error_from_syserror ();
+
+      ks_recover_free (rec);
+      return err;
+    }
+  memcpy (rec->ekey, ekey, KS_KEY_LEN);
+  rec->keyed = 1;
+  *r_rec = rec;
+  return 0;
 }
 
 void
@@ -396,6 +424,20 @@ free_candidates (uint8_t **cands, size_t ncands)
   gcry_free (cands);
 }
 
+/* Open chunk J with the known key from any of its candidates into
+ * CHUNK; GPG_ERR_CHECKSUM when none verifies.  */
+static gpg_error_t
+open_chunk (ks_recover_t *rec, uint32_t j, uint8_t **cands, size_t ncands,
+            uint8_t *chunk)
+{
+  gpg_error_t err = gpg_error (GPG_ERR_CHECKSUM);
+  size_t c;
+
+  for (c = 0; c < ncands && err; c++)
+    err = ks_object_open (rec->profile, rec->ekey, j, cands[c], chunk);
+  return err;
+}
+
 gpg_error_t
 ks_recover_unlock (ks_recover_t *rec,
                    const void *password, size_t passwordlen,
@@ -423,14 +465,22 @@ ks_recover_unlock (ks_recover_t *rec,
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  err = ks_derive_key (rec->profile, rec->name, password, passwordlen, key,
-                       progress, progress_arg);
-  if (err)
-    goto leave;
-  err = ks_puzzle_solve (rec->profile, rec->name, key,
-                         (const uint8_t *const *)cands, ncands, nthreads,
-                         rec->ekey, rec->chunk0, &which,
-                         progress, progress_arg);
+  if (rec->keyed)
+    {
+      err = open_chunk (rec, 0, cands, ncands, rec->chunk0);
+      if (gpg_err_code (err) == GPG_ERR_CHECKSUM)
+        err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
+    }
+  else
+    {
+      err = ks_derive_key (rec->profile, rec->name, password, passwordlen,
+                           key, progress, progress_arg);
+      if (!err)
+        err = ks_puzzle_solve (rec->profile, rec->name, key,
+                               (const uint8_t *const *)cands, ncands,
+                               nthreads, rec->ekey, rec->chunk0, &which,
+                               progress, progress_arg);
+    }
   if (err)
     goto leave;
   err = ks_object_secret_len (rec->profile, rec->chunk0, &rec->secretlen);
@@ -452,63 +502,69 @@ ks_recover_nchunks (ks_recover_t *rec)
   return rec->unlocked ? rec->nchunks : 0;
 }
 
+/* Copy the secret's bytes in chunk J (CHUNK, opened) to their place in
+ * SECRET; the bytes past the secret must be zero padding.  */
+static gpg_error_t
+take_chunk (ks_recover_t *rec, uint32_t j, const uint8_t *chunk,
+            uint8_t *secret)
+{
+  size_t cs = ks_profile_chunk_size (rec->profile);
+  size_t start = (size_t)j * cs, end = 4 + rec->secretlen;
+  size_t from = start < 4 ? 4 - start : 0;   /* chunk 0 starts with len */
+  size_t to = end > start ? (end - start < cs ? end - start : cs) : 0;
+  size_t pos;
+
+  if (to < from)
+    to = from;
+  for (pos = to; pos < cs; pos++)
+    if (chunk[pos])
+      return gpg_error (GPG_ERR_INV_DATA);   /* not our format */
+  if (to > from)
+    memcpy (secret + start + from - 4, chunk + from, to - from);
+  return 0;
+}
+
 gpg_error_t
 ks_recover_finish (ks_recover_t *rec, uint8_t **r_secret, size_t *r_len)
 {
   gpg_error_t err = 0;
-  const ks_profile_t *profile = rec->profile;
-  size_t cs = ks_profile_chunk_size (profile);
-  size_t streamlen, pos, take;
-  uint8_t *stream = NULL;        /* len prefix || secret || padding */
-  uint8_t *secret = NULL;
+  size_t cs = ks_profile_chunk_size (rec->profile);
+  ks_buf_t *out = NULL;
+  uint8_t *secret, *chunk = NULL;
   uint8_t **cands = NULL;
-  size_t ncands = 0, c;
+  size_t ncands = 0;
   uint32_t j;
 
   *r_secret = NULL;
   *r_len = 0;
   if (!rec->unlocked)
     return gpg_error (GPG_ERR_INV_STATE);
-
-  streamlen = (size_t)rec->nchunks * cs;
-  stream = gcry_malloc_secure (streamlen);
-  secret = gcry_malloc_secure (rec->secretlen ? rec->secretlen : 1);
-  if (!stream || !secret)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  memcpy (stream, rec->chunk0, cs);
-  for (j = 1; j < rec->nchunks; j++)
+  /* The secret is assembled in place in a secure buffer and handed over
+   * whole: no copy of it is made on the way out.  */
+  err = ks_buf_new (rec->secretlen, 1, &out);
+  if (!err)
+    err = ks_buf_reserve (out, rec->secretlen, &secret);
+  if (!err)
+    err = take_chunk (rec, 0, rec->chunk0, secret);
+  if (!err && rec->nchunks > 1 && !(chunk = ks_malloc_secure (cs)))
+    err = gpg_error_from_syserror ();
+  for (j = 1; !err && j < rec->nchunks; j++)
     {
       err = make_candidates (rec, j, &cands, &ncands);
-      if (err)
-        goto leave;
-      err = gpg_error (GPG_ERR_CHECKSUM);
-      for (c = 0; c < ncands && err; c++)
-        err = ks_object_open (profile, rec->ekey, j, cands[c],
-                              stream + (size_t)j * cs);
+      if (!err)
+        err = open_chunk (rec, j, cands, ncands, chunk);
       free_candidates (cands, ncands);
       cands = NULL;
-      if (err)
-        goto leave;
+      ncands = 0;
+      if (!err)
+        err = take_chunk (rec, j, chunk, secret);
     }
-
-  /* The padding must be zero: anything else is not our format.  */
-  take = rec->secretlen;
-  for (pos = 4 + take; pos < streamlen; pos++)
-    if (stream[pos])
-      {
-        err = gpg_error (GPG_ERR_INV_DATA);
-        goto leave;
-      }
-  memcpy (secret, stream + 4, take);
-  *r_secret = secret;
-  *r_len = take;
-  secret = NULL;
-
- leave:
-  ks_free_secret (stream, streamlen);
-  ks_free_secret (secret, rec->secretlen ? rec->secretlen : 1);
+  if (!err)
+    err = ks_buf_detach (out, r_secret, r_len);
+  /* An empty secret still comes back as memory the caller may free.  */
+  if (!err && !*r_secret && !(*r_secret = ks_malloc_secure (1)))
+    err = gpg_error_from_syserror ();
+  ks_free_secret (chunk, cs);
+  ks_buf_free (out);
   return err;
 }

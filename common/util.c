@@ -6,6 +6,54 @@
 #include <unistd.h>
 #include "util.h"
 
+void *
+ks_malloc (size_t n)
+{
+  return gcry_malloc (n);
+}
+
+void *
+ks_calloc (size_t n, size_t m)
+{
+  return gcry_calloc (n, m);
+}
+
+void *
+ks_malloc_secure (size_t n)
+{
+  return gcry_malloc_secure (n);
+}
+
+void *
+ks_realloc (void *p, size_t n)
+{
+  return gcry_realloc (p, n);
+}
+
+char *
+ks_strdup (const char *s)
+{
+  return gcry_strdup (s);
+}
+
+char *
+ks_strdup_gpgrt (char *s)
+{
+  char *copy;
+
+  if (!s)
+    return NULL;
+  copy = gcry_strdup (s);
+  gpgrt_free (s);
+  return copy;
+}
+
+void
+ks_free (void *p)
+{
+  gcry_free (p);
+}
+
 void
 ks_free_secret (void *p, size_t n)
 {

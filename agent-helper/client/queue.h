@@ -29,6 +29,12 @@ gpg_error_t ks_queue_dir (const char *homedir, char **r_dir);
 gpg_error_t ks_queue_add (const char *homedir, const char *url,
                           const char *name, const uint8_t *data, size_t len);
 
+/* Parse the LEN bytes of a queue file into E (url, data; not path or
+ * name, which come from the file's place).  GPG_ERR_INV_DATA when they
+ * are not a queue entry.  */
+gpg_error_t ks_queue_parse_entry (const uint8_t *bytes, size_t len,
+                                  ks_queue_entry_t *e);
+
 /* All entries (at most KS_QUEUE_MAX), in directory order.  */
 #define KS_QUEUE_MAX 100000
 gpg_error_t ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,

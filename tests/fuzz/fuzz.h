@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* fuzz-combine's fixed encryption key E: KS_KEY_LEN bytes of this.  */
+#define FUZZ_COMBINE_KEY 0x4b
+
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 #endif /* KS_FUZZ_H */
