@@ -11,7 +11,7 @@ ks_buf_new (size_t max, int secure, ks_buf_t **r_buf)
   ks_buf_t *buf;
 
   *r_buf = NULL;
-  buf = gcry_calloc (1, sizeof *buf);
+  buf = ks_calloc (1, sizeof *buf);
   if (!buf)
     return gpg_error_from_syserror ();
   buf->max = max;
@@ -26,7 +26,7 @@ ks_buf_free (ks_buf_t *buf)
   if (!buf || buf->view)
     return;
   ks_free_secret (buf->data, buf->alloc);
-  gcry_free (buf);
+  ks_free (buf);
 }
 
 void
@@ -57,7 +57,7 @@ ks_buf_reserve (ks_buf_t *buf, size_t len, uint8_t **r_p)
       newalloc = buf->alloc ? buf->alloc : 64;
       while (newalloc < need)
         newalloc = newalloc > buf->max / 2 ? buf->max : newalloc * 2;
-      p = buf->secure ? gcry_malloc_secure (newalloc) : gcry_malloc (newalloc);
+      p = buf->secure ? ks_malloc_secure (newalloc) : ks_malloc (newalloc);
       if (!p)
         return gpg_error_from_syserror ();
       if (buf->len)
@@ -169,6 +169,34 @@ ks_buf_get_name (ks_buf_t *buf, char *out)
   return 0;
 }
 
+static int
+hexval (uint8_t c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+gpg_error_t
+ks_buf_get_hex (ks_buf_t *buf, uint8_t *out, size_t n)
+{
+  const char *p = (const char *)ks_buf_ptr (buf);
+  size_t i;
+
+  if (ks_buf_left (buf) / 2 < n)
+    return gpg_error (GPG_ERR_TOO_SHORT);
+  if (!ks_hex_is_lower (p, 2 * n))
+    return gpg_error (GPG_ERR_INV_VALUE);
+  for (i = 0; i < n; i++)
+    out[i] = (uint8_t)(hexval (p[2 * i]) << 4 | hexval (p[2 * i + 1]));
+  buf->off += 2 * n;
+  return 0;
+}
+
 gpg_error_t
 ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize)
 {
@@ -194,18 +222,6 @@ ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize)
   out[n] = 0;
   buf->off += used;
   return 0;
-}
-
-static int
-hexval (uint8_t c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
 }
 
 gpg_error_t

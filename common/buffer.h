@@ -64,6 +64,9 @@ gpg_error_t ks_buf_get_bytes (ks_buf_t *buf, void *out, size_t n);
  * into OUT (65 bytes with the NUL).  GPG_ERR_INV_NAME (nothing consumed)
  * for anything else in those 64 bytes.  */
 gpg_error_t ks_buf_get_name (ks_buf_t *buf, char *out);
+/* N bytes from exactly 2*N lowercase hex characters, into OUT.
+ * GPG_ERR_INV_VALUE (nothing consumed) for any other character there.  */
+gpg_error_t ks_buf_get_hex (ks_buf_t *buf, uint8_t *out, size_t n);
 /* One line: the bytes up to the next LF (or to the end of the content
  * when no LF follows), without the LF and without one CR before it,
  * NUL-terminated into OUT of OUTSIZE bytes.  GPG_ERR_TOO_LARGE when the

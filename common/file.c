@@ -21,12 +21,12 @@ sync_parent (const char *path)
   int fd;
 
   if (!slash)
-    dir = gcry_strdup (".");
+    dir = ks_strdup (".");
   else if (slash == path)
-    dir = gcry_strdup ("/");
+    dir = ks_strdup ("/");
   else
     {
-      dir = gcry_malloc (slash - path + 1);
+      dir = ks_malloc (slash - path + 1);
       if (dir)
         {
           memcpy (dir, path, slash - path);
@@ -41,7 +41,7 @@ sync_parent (const char *path)
       fsync (fd);
       close (fd);
     }
-  gcry_free (dir);
+  ks_free (dir);
 }
 
 gpg_error_t
@@ -52,7 +52,7 @@ ks_file_write_atomic (const char *path, const struct iovec *iov, int iovcnt)
   char *tmp;
   int fd, i;
 
-  tmp = gcry_malloc (n);
+  tmp = ks_malloc (n);
   if (!tmp)
     return gpg_error_from_syserror ();
   snprintf (tmp, n, "%s.tmp", path);
@@ -77,7 +77,7 @@ ks_file_write_atomic (const char *path, const struct iovec *iov, int iovcnt)
     sync_parent (path);
 
  leave:
-  gcry_free (tmp);
+  ks_free (tmp);
   return err;
 }
 

@@ -131,7 +131,7 @@ ks_shamir_split (const uint8_t *secret, size_t len,
         goto leave;
       }
 
-  coef = gcry_malloc_secure (COEF_CHUNK);
+  coef = ks_malloc_secure (COEF_CHUNK);
   if (!coef)
     {
       err = gpg_error_from_syserror ();

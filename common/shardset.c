@@ -36,10 +36,10 @@ ks_shardset_free (ks_shardset_t *set)
     return;
   if (set->shards)
     for (idx = 0; idx < (size_t)set->nchunks * set->n; idx++)
-      gcry_free (set->shards[idx]);
-  gcry_free (set->shards);
-  gcry_free (set->names);
-  gcry_free (set);
+      ks_free (set->shards[idx]);
+  ks_free (set->shards);
+  ks_free (set->names);
+  ks_free (set);
 }
 
 gpg_error_t
@@ -77,7 +77,7 @@ ks_shardset_create (const ks_profile_t *profile,
       goto leave;
     }
 
-  set = gcry_calloc (1, sizeof *set);
+  set = ks_calloc (1, sizeof *set);
   if (!set)
     {
       err = gpg_error_from_syserror ();
@@ -90,12 +90,12 @@ ks_shardset_create (const ks_profile_t *profile,
   err = ks_object_count (profile, secretlen, &set->nchunks);
   if (err)
     goto leave;
-  set->names = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->names);
-  set->shards = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
-  key = gcry_malloc_secure (KS_KEY_LEN);
-  ekey = gcry_malloc_secure (KS_KEY_LEN);
-  chunk = gcry_malloc_secure (cs);
-  obj = gcry_malloc (profile->object_size);
+  set->names = ks_calloc ((size_t)set->nchunks * n, sizeof *set->names);
+  set->shards = ks_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
+  key = ks_malloc_secure (KS_KEY_LEN);
+  ekey = ks_malloc_secure (KS_KEY_LEN);
+  chunk = ks_malloc_secure (cs);
+  obj = ks_malloc (profile->object_size);
   if (!set->names || !set->shards || !key || !ekey || !chunk || !obj)
     {
       err = gpg_error_from_syserror ();
@@ -127,7 +127,7 @@ ks_shardset_create (const ks_profile_t *profile,
 
       for (i = 0; i < n; i++)
         {
-          shards[i] = gcry_malloc (profile->object_size);
+          shards[i] = ks_malloc (profile->object_size);
           if (!shards[i])
             {
               err = gpg_error_from_syserror ();
@@ -153,7 +153,7 @@ ks_shardset_create (const ks_profile_t *profile,
   ks_free_secret (key, KS_KEY_LEN);
   ks_free_secret (ekey, KS_KEY_LEN);
   ks_free_secret (chunk, cs);
-  gcry_free (obj);
+  ks_free (obj);
   ks_shardset_free (set);
   return err;
 }
@@ -198,11 +198,11 @@ ks_recover_new (const ks_profile_t *profile, const char *name,
   *r_rec = NULL;
   if (!name || !*name)
     return gpg_error (GPG_ERR_INV_NAME);
-  rec = gcry_calloc (1, sizeof *rec);
+  rec = ks_calloc (1, sizeof *rec);
   if (!rec)
     return gpg_error_from_syserror ();
   rec->profile = profile;
-  rec->name = gcry_strdup (name);
+  rec->name = ks_strdup (name);
   if (!rec->name)
     {
       err = gpg_error_from_syserror ();
@@ -253,13 +253,13 @@ ks_recover_free (ks_recover_t *rec)
   if (!rec)
     return;
   for (h = 0; h < rec->nheld; h++)
-    gcry_free (rec->held[h].data);
-  gcry_free (rec->held);
+    ks_free (rec->held[h].data);
+  ks_free (rec->held);
   ks_wipe (rec->seed, sizeof rec->seed);
   ks_free_secret (rec->ekey, KS_KEY_LEN);
   ks_free_secret (rec->chunk0, ks_profile_chunk_size (rec->profile));
-  gcry_free (rec->name);
-  gcry_free (rec);
+  ks_free (rec->name);
+  ks_free (rec);
 }
 
 const ks_profile_t *
@@ -309,14 +309,14 @@ ks_recover_add_shard (ks_recover_t *rec, uint32_t j, unsigned int i,
     {
       size_t na = rec->allocheld ? 2 * rec->allocheld : 8;
 
-      p = gcry_realloc (rec->held, na * sizeof *p);
+      p = ks_realloc (rec->held, na * sizeof *p);
       if (!p)
         return gpg_error_from_syserror ();
       rec->held = p;
       rec->allocheld = na;
     }
   p = &rec->held[rec->nheld];
-  p->data = gcry_malloc (len);
+  p->data = ks_malloc (len);
   if (!p->data)
     return gpg_error_from_syserror ();
   memcpy (p->data, data, len);
@@ -358,7 +358,7 @@ make_candidates (ks_recover_t *rec, uint32_t j,
   if (m < 2)
     return gpg_error (GPG_ERR_NO_DATA);
 
-  cands = gcry_calloc (KS_RECOVER_MAX_CANDS, sizeof *cands);
+  cands = ks_calloc (KS_RECOVER_MAX_CANDS, sizeof *cands);
   if (!cands)
     return gpg_error_from_syserror ();
 
@@ -380,7 +380,7 @@ make_candidates (ks_recover_t *rec, uint32_t j,
         continue;
       if (!buf)
         {
-          buf = gcry_malloc (olen);
+          buf = ks_malloc (olen);
           if (!buf)
             {
               err = gpg_error_from_syserror ();
@@ -404,12 +404,12 @@ make_candidates (ks_recover_t *rec, uint32_t j,
   cands = NULL;
 
  leave:
-  gcry_free (buf);
+  ks_free (buf);
   if (cands)
     {
       for (c = 0; c < ncands; c++)
-        gcry_free (cands[c]);
-      gcry_free (cands);
+        ks_free (cands[c]);
+      ks_free (cands);
     }
   return err;
 }
@@ -420,8 +420,8 @@ free_candidates (uint8_t **cands, size_t ncands)
   size_t c;
 
   for (c = 0; c < ncands; c++)
-    gcry_free (cands[c]);
-  gcry_free (cands);
+    ks_free (cands[c]);
+  ks_free (cands);
 }
 
 /* Open chunk J with the known key from any of its candidates into
@@ -455,11 +455,11 @@ ks_recover_unlock (ks_recover_t *rec,
   err = make_candidates (rec, 0, &cands, &ncands);
   if (err)
     goto leave;
-  key = gcry_malloc_secure (KS_KEY_LEN);
+  key = ks_malloc_secure (KS_KEY_LEN);
   if (!rec->ekey)
-    rec->ekey = gcry_malloc_secure (KS_KEY_LEN);
+    rec->ekey = ks_malloc_secure (KS_KEY_LEN);
   if (!rec->chunk0)
-    rec->chunk0 = gcry_malloc_secure (cs);
+    rec->chunk0 = ks_malloc_secure (cs);
   if (!key || !rec->ekey || !rec->chunk0)
     {
       err = gpg_error_from_syserror ();

@@ -3,6 +3,7 @@
  */
 #include <config.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 #include "util.h"
 
@@ -146,6 +147,15 @@ ks_hex_decode (const char *hex, uint8_t *out, size_t len)
       out[i] = (uint8_t)(hi << 4 | lo);
     }
   return 0;
+}
+
+uint64_t
+ks_now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 unsigned int

@@ -59,6 +59,10 @@ gpg_error_t ks_hex_decode (const char *hex, uint8_t *out, size_t len);
 /* True when S[0..LEN) is only lowercase hex digits (LEN may be 0).  */
 int ks_hex_is_lower (const char *s, size_t len);
 
+/* Milliseconds of the monotonic clock: for timeouts and progress pacing,
+ * never for dates (it does not jump with the wall clock).  */
+uint64_t ks_now_ms (void);
+
 /* Number of online CPUs, at least 1.  */
 unsigned int ks_ncpus (void);
 

@@ -21,8 +21,7 @@ typedef struct ks_queue_entry
   size_t len;
 } ks_queue_entry_t;
 
-/* The queue directory for HOMEDIR (NULL = GnuPG's default), malloc'd
- * with gcry_malloc.  */
+/* The queue directory for HOMEDIR (NULL = GnuPG's default).  */
 gpg_error_t ks_queue_dir (const char *homedir, char **r_dir);
 
 /* Queue shard NAME with DATA for server URL.  */
