@@ -169,18 +169,6 @@ ks_buf_get_name (ks_buf_t *buf, char *out)
   return 0;
 }
 
-static int
-hexval (uint8_t c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 gpg_error_t
 ks_buf_get_hex (ks_buf_t *buf, uint8_t *out, size_t n)
 {
@@ -192,7 +180,8 @@ ks_buf_get_hex (ks_buf_t *buf, uint8_t *out, size_t n)
   if (!ks_hex_is_lower (p, 2 * n))
     return gpg_error (GPG_ERR_INV_VALUE);
   for (i = 0; i < n; i++)
-    out[i] = (uint8_t)(hexval (p[2 * i]) << 4 | hexval (p[2 * i + 1]));
+    out[i] = (uint8_t)(ks_hex_value (p[2 * i]) << 4
+                       | ks_hex_value (p[2 * i + 1]));
   buf->off += 2 * n;
   return 0;
 }
@@ -242,7 +231,8 @@ ks_buf_unescape (const char *text, int secure, char **r_out)
       const uint8_t *p = ks_buf_ptr (&in);
 
       if (p[0] == '%' && ks_buf_left (&in) >= 3
-          && (hi = hexval (p[1])) >= 0 && (lo = hexval (p[2])) >= 0)
+          && (hi = ks_hex_value (p[1])) >= 0
+          && (lo = ks_hex_value (p[2])) >= 0)
         {
           err = ks_buf_get_bytes (&in, esc, 3);
           c = (uint8_t)(hi << 4 | lo);

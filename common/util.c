@@ -118,8 +118,8 @@ ks_hex_encode (const uint8_t *in, size_t len, char *out)
   out[2 * len] = 0;
 }
 
-static int
-hex_value (int c)
+int
+ks_hex_value (int c)
 {
   if (c >= '0' && c <= '9')
     return c - '0';
@@ -139,8 +139,8 @@ ks_hex_decode (const char *hex, uint8_t *out, size_t len)
     return gpg_error (GPG_ERR_INV_VALUE);
   for (i = 0; i < len; i++)
     {
-      int hi = hex_value (hex[2 * i]);
-      int lo = hex_value (hex[2 * i + 1]);
+      int hi = ks_hex_value (hex[2 * i]);
+      int lo = ks_hex_value (hex[2 * i + 1]);
 
       if (hi < 0 || lo < 0)
         return gpg_error (GPG_ERR_INV_VALUE);

@@ -56,6 +56,9 @@ void ks_hex_encode (const uint8_t *in, size_t len, char *out);
  * GPG_ERR_INV_VALUE on any other character or length.  */
 gpg_error_t ks_hex_decode (const char *hex, uint8_t *out, size_t len);
 
+/* The value of hex digit C (either case), or -1.  */
+int ks_hex_value (int c);
+
 /* True when S[0..LEN) is only lowercase hex digits (LEN may be 0).  */
 int ks_hex_is_lower (const char *s, size_t len);
 

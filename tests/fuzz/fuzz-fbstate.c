@@ -16,15 +16,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   ks_fbpending_t pd;
   size_t i;
-  static int initialised;
 
-  if (!initialised)
-    {
-      if (ks_init ())
-        abort ();
-      initialised = 1;
-    }
-
+  fuzz_init ();
   if (ks_fbstate_parse_pending (data, size, &pd))
     return 0;
   if (pd.k < 2 || pd.k > pd.n || pd.n > KS_SHAMIR_MAX_SHARES

@@ -14,16 +14,10 @@
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  static int initialised;
   char *text, *out = NULL, *again = NULL, *esc, *e;
   size_t i, n;
 
-  if (!initialised)
-    {
-      if (ks_init ())
-        abort ();
-      initialised = 1;
-    }
+  fuzz_init ();
   text = ks_malloc (size + 1);
   if (!text)
     abort ();

@@ -15,15 +15,8 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   ks_queue_entry_t e;
-  static int initialised;
 
-  if (!initialised)
-    {
-      if (ks_init ())
-        abort ();
-      initialised = 1;
-    }
-
+  fuzz_init ();
   if (ks_queue_parse_entry (data, size, &e))
     return 0;
   if (!e.url || strchr (e.url, '\n')

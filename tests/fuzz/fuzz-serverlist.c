@@ -19,15 +19,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   char errtext[256];
   char *text;
   size_t i;
-  static int initialised;
 
-  if (!initialised)
-    {
-      if (ks_init ())
-        abort ();
-      initialised = 1;
-    }
-
+  fuzz_init ();
   list = ks_calloc (1, sizeof *list);
   text = ks_malloc (size + 1);
   if (!list || !text)
