@@ -104,7 +104,7 @@ ks_fbstate_names_have (const ks_fbnames_t *s, const char *name)
 void
 ks_fbstate_names_release (ks_fbnames_t *s)
 {
-  gcry_free (s->name);
+  ks_free (s->name);
   s->name = NULL;
   s->count = 0;
 }

@@ -161,11 +161,11 @@ ks_queue_list_free (ks_queue_entry_t *list, size_t count)
     return;
   for (i = 0; i < count; i++)
     {
-      gcry_free (list[i].path);
-      gcry_free (list[i].url);
-      gcry_free (list[i].data);
+      ks_free (list[i].path);
+      ks_free (list[i].url);
+      ks_free (list[i].data);
     }
-  gcry_free (list);
+  ks_free (list);
 }
 
 gpg_error_t
