@@ -6,6 +6,8 @@
  */
 #include <config.h>
 #include "shardset.h"
+#include "buffer.h"
+#include "random.h"
 #include "derive.h"
 #include "object.h"
 #include "puzzle.h"
@@ -34,10 +36,10 @@ ks_shardset_free (ks_shardset_t *set)
     return;
   if (set->shards)
     for (idx = 0; idx < (size_t)set->nchunks * set->n; idx++)
-      gcry_free (set->shards[idx]);
-  gcry_free (set->shards);
-  gcry_free (set->names);
-  gcry_free (set);
+      ks_free (set->shards[idx]);
+  ks_free (set->shards);
+  ks_free (set->names);
+  ks_free (set);
 }
 
 gpg_error_t
@@ -75,7 +77,7 @@ ks_shardset_create (const ks_profile_t *profile,
       goto leave;
     }
 
-  set = gcry_calloc (1, sizeof *set);
+  set = ks_calloc (1, sizeof *set);
   if (!set)
     {
       err = gpg_error_from_syserror ();
@@ -88,12 +90,12 @@ ks_shardset_create (const ks_profile_t *profile,
   err = ks_object_count (profile, secretlen, &set->nchunks);
   if (err)
     goto leave;
-  set->names = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->names);
-  set->shards = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
-  key = gcry_malloc_secure (KS_KEY_LEN);
-  ekey = gcry_malloc_secure (KS_KEY_LEN);
-  chunk = gcry_malloc_secure (cs);
-  obj = gcry_malloc (profile->object_size);
+  set->names = ks_calloc ((size_t)set->nchunks * n, sizeof *set->names);
+  set->shards = ks_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
+  key = ks_malloc_secure (KS_KEY_LEN);
+  ekey = ks_malloc_secure (KS_KEY_LEN);
+  chunk = ks_malloc_secure (cs);
+  obj = ks_malloc (profile->object_size);
   if (!set->names || !set->shards || !key || !ekey || !chunk || !obj)
     {
       err = gpg_error_from_syserror ();
@@ -125,7 +127,7 @@ ks_shardset_create (const ks_profile_t *profile,
 
       for (i = 0; i < n; i++)
         {
-          shards[i] = gcry_malloc (profile->object_size);
+          shards[i] = ks_malloc (profile->object_size);
           if (!shards[i])
             {
               err = gpg_error_from_syserror ();
@@ -151,7 +153,7 @@ ks_shardset_create (const ks_profile_t *profile,
   ks_free_secret (key, KS_KEY_LEN);
   ks_free_secret (ekey, KS_KEY_LEN);
   ks_free_secret (chunk, cs);
-  gcry_free (obj);
+  ks_free (obj);
   ks_shardset_free (set);
   return err;
 }
@@ -180,6 +182,7 @@ struct ks_recover
   uint8_t *chunk0;              /* after unlock, secure */
   size_t secretlen;
   uint32_t nchunks;
+  int keyed;                    /* EKEY given: no KDF, no puzzle */
   int unlocked;
 };
 
@@ -195,11 +198,11 @@ ks_recover_new (const ks_profile_t *profile, const char *name,
   *r_rec = NULL;
   if (!name || !*name)
     return gpg_error (GPG_ERR_INV_NAME);
-  rec = gcry_calloc (1, sizeof *rec);
+  rec = ks_calloc (1, sizeof *rec);
   if (!rec)
     return gpg_error_from_syserror ();
   rec->profile = profile;
-  rec->name = gcry_strdup (name);
+  rec->name = ks_strdup (name);
   if (!rec->name)
     {
       err = gpg_error_from_syserror ();
@@ -217,6 +220,31 @@ ks_recover_new (const ks_profile_t *profile, const char *name,
   return err;
 }
 
+gpg_error_t
+ks_recover_new_with_key (const ks_profile_t *profile, const uint8_t *ekey,
+                         ks_recover_t **r_rec)
+{
+  ks_recover_t *rec;
+
+  *r_rec = NULL;
+  rec = ks_calloc (1, sizeof *rec);
+  if (!rec)
+    return gpg_error_from_syserror ();
+  rec->profile = profile;
+  rec->ekey = ks_malloc_secure (KS_KEY_LEN);
+  if (!rec->ekey)
+    {
+      gpg_error_t err = gpg_error_from_syserror ();
+
+      ks_recover_free (rec);
+      return err;
+    }
+  memcpy (rec->ekey, ekey, KS_KEY_LEN);
+  rec->keyed = 1;
+  *r_rec = rec;
+  return 0;
+}
+
 void
 ks_recover_free (ks_recover_t *rec)
 {
@@ -225,13 +253,13 @@ ks_recover_free (ks_recover_t *rec)
   if (!rec)
     return;
   for (h = 0; h < rec->nheld; h++)
-    gcry_free (rec->held[h].data);
-  gcry_free (rec->held);
+    ks_free (rec->held[h].data);
+  ks_free (rec->held);
   ks_wipe (rec->seed, sizeof rec->seed);
   ks_free_secret (rec->ekey, KS_KEY_LEN);
   ks_free_secret (rec->chunk0, ks_profile_chunk_size (rec->profile));
-  gcry_free (rec->name);
-  gcry_free (rec);
+  ks_free (rec->name);
+  ks_free (rec);
 }
 
 const ks_profile_t *
@@ -281,14 +309,14 @@ ks_recover_add_shard (ks_recover_t *rec, uint32_t j, unsigned int i,
     {
       size_t na = rec->allocheld ? 2 * rec->allocheld : 8;
 
-      p = gcry_realloc (rec->held, na * sizeof *p);
+      p = ks_realloc (rec->held, na * sizeof *p);
       if (!p)
         return gpg_error_from_syserror ();
       rec->held = p;
       rec->allocheld = na;
     }
   p = &rec->held[rec->nheld];
-  p->data = gcry_malloc (len);
+  p->data = ks_malloc (len);
   if (!p->data)
     return gpg_error_from_syserror ();
   memcpy (p->data, data, len);
@@ -330,7 +358,7 @@ make_candidates (ks_recover_t *rec, uint32_t j,
   if (m < 2)
     return gpg_error (GPG_ERR_NO_DATA);
 
-  cands = gcry_calloc (KS_RECOVER_MAX_CANDS, sizeof *cands);
+  cands = ks_calloc (KS_RECOVER_MAX_CANDS, sizeof *cands);
   if (!cands)
     return gpg_error_from_syserror ();
 
@@ -352,7 +380,7 @@ make_candidates (ks_recover_t *rec, uint32_t j,
         continue;
       if (!buf)
         {
-          buf = gcry_malloc (olen);
+          buf = ks_malloc (olen);
           if (!buf)
             {
               err = gpg_error_from_syserror ();
@@ -376,12 +404,12 @@ make_candidates (ks_recover_t *rec, uint32_t j,
   cands = NULL;
 
  leave:
-  gcry_free (buf);
+  ks_free (buf);
   if (cands)
     {
       for (c = 0; c < ncands; c++)
-        gcry_free (cands[c]);
-      gcry_free (cands);
+        ks_free (cands[c]);
+      ks_free (cands);
     }
   return err;
 }
@@ -392,8 +420,22 @@ free_candidates (uint8_t **cands, size_t ncands)
   size_t c;
 
   for (c = 0; c < ncands; c++)
-    gcry_free (cands[c]);
-  gcry_free (cands);
+    ks_free (cands[c]);
+  ks_free (cands);
+}
+
+/* Open chunk J with the known key from any of its candidates into
+ * CHUNK; GPG_ERR_CHECKSUM when none verifies.  */
+static gpg_error_t
+open_chunk (ks_recover_t *rec, uint32_t j, uint8_t **cands, size_t ncands,
+            uint8_t *chunk)
+{
+  gpg_error_t err = gpg_error (GPG_ERR_CHECKSUM);
+  size_t c;
+
+  for (c = 0; c < ncands && err; c++)
+    err = ks_object_open (rec->profile, rec->ekey, j, cands[c], chunk);
+  return err;
 }
 
 gpg_error_t
@@ -413,24 +455,32 @@ ks_recover_unlock (ks_recover_t *rec,
   err = make_candidates (rec, 0, &cands, &ncands);
   if (err)
     goto leave;
-  key = gcry_malloc_secure (KS_KEY_LEN);
+  key = ks_malloc_secure (KS_KEY_LEN);
   if (!rec->ekey)
-    rec->ekey = gcry_malloc_secure (KS_KEY_LEN);
+    rec->ekey = ks_malloc_secure (KS_KEY_LEN);
   if (!rec->chunk0)
-    rec->chunk0 = gcry_malloc_secure (cs);
+    rec->chunk0 = ks_malloc_secure (cs);
   if (!key || !rec->ekey || !rec->chunk0)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  err = ks_derive_key (rec->profile, rec->name, password, passwordlen, key,
-                       progress, progress_arg);
-  if (err)
-    goto leave;
-  err = ks_puzzle_solve (rec->profile, rec->name, key,
-                         (const uint8_t *const *)cands, ncands, nthreads,
-                         rec->ekey, rec->chunk0, &which,
-                         progress, progress_arg);
+  if (rec->keyed)
+    {
+      err = open_chunk (rec, 0, cands, ncands, rec->chunk0);
+      if (gpg_err_code (err) == GPG_ERR_CHECKSUM)
+        err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
+    }
+  else
+    {
+      err = ks_derive_key (rec->profile, rec->name, password, passwordlen,
+                           key, progress, progress_arg);
+      if (!err)
+        err = ks_puzzle_solve (rec->profile, rec->name, key,
+                               (const uint8_t *const *)cands, ncands,
+                               nthreads, rec->ekey, rec->chunk0, &which,
+                               progress, progress_arg);
+    }
   if (err)
     goto leave;
   err = ks_object_secret_len (rec->profile, rec->chunk0, &rec->secretlen);
@@ -452,63 +502,69 @@ ks_recover_nchunks (ks_recover_t *rec)
   return rec->unlocked ? rec->nchunks : 0;
 }
 
+/* Copy the secret's bytes in chunk J (CHUNK, opened) to their place in
+ * SECRET; the bytes past the secret must be zero padding.  */
+static gpg_error_t
+take_chunk (ks_recover_t *rec, uint32_t j, const uint8_t *chunk,
+            uint8_t *secret)
+{
+  size_t cs = ks_profile_chunk_size (rec->profile);
+  size_t start = (size_t)j * cs, end = 4 + rec->secretlen;
+  size_t from = start < 4 ? 4 - start : 0;   /* chunk 0 starts with len */
+  size_t to = end > start ? (end - start < cs ? end - start : cs) : 0;
+  size_t pos;
+
+  if (to < from)
+    to = from;
+  for (pos = to; pos < cs; pos++)
+    if (chunk[pos])
+      return gpg_error (GPG_ERR_INV_DATA);   /* not our format */
+  if (to > from)
+    memcpy (secret + start + from - 4, chunk + from, to - from);
+  return 0;
+}
+
 gpg_error_t
 ks_recover_finish (ks_recover_t *rec, uint8_t **r_secret, size_t *r_len)
 {
   gpg_error_t err = 0;
-  const ks_profile_t *profile = rec->profile;
-  size_t cs = ks_profile_chunk_size (profile);
-  size_t streamlen, pos, take;
-  uint8_t *stream = NULL;        /* len prefix || secret || padding */
-  uint8_t *secret = NULL;
+  size_t cs = ks_profile_chunk_size (rec->profile);
+  ks_buf_t *out = NULL;
+  uint8_t *secret, *chunk = NULL;
   uint8_t **cands = NULL;
-  size_t ncands = 0, c;
+  size_t ncands = 0;
   uint32_t j;
 
   *r_secret = NULL;
   *r_len = 0;
   if (!rec->unlocked)
     return gpg_error (GPG_ERR_INV_STATE);
-
-  streamlen = (size_t)rec->nchunks * cs;
-  stream = gcry_malloc_secure (streamlen);
-  secret = gcry_malloc_secure (rec->secretlen ? rec->secretlen : 1);
-  if (!stream || !secret)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  memcpy (stream, rec->chunk0, cs);
-  for (j = 1; j < rec->nchunks; j++)
+  /* The secret is assembled in place in a secure buffer and handed over
+   * whole: no copy of it is made on the way out.  */
+  err = ks_buf_new (rec->secretlen, 1, &out);
+  if (!err)
+    err = ks_buf_reserve (out, rec->secretlen, &secret);
+  if (!err)
+    err = take_chunk (rec, 0, rec->chunk0, secret);
+  if (!err && rec->nchunks > 1 && !(chunk = ks_malloc_secure (cs)))
+    err = gpg_error_from_syserror ();
+  for (j = 1; !err && j < rec->nchunks; j++)
     {
       err = make_candidates (rec, j, &cands, &ncands);
-      if (err)
-        goto leave;
-      err = gpg_error (GPG_ERR_CHECKSUM);
-      for (c = 0; c < ncands && err; c++)
-        err = ks_object_open (profile, rec->ekey, j, cands[c],
-                              stream + (size_t)j * cs);
+      if (!err)
+        err = open_chunk (rec, j, cands, ncands, chunk);
       free_candidates (cands, ncands);
       cands = NULL;
-      if (err)
-        goto leave;
+      ncands = 0;
+      if (!err)
+        err = take_chunk (rec, j, chunk, secret);
     }
-
-  /* The padding must be zero: anything else is not our format.  */
-  take = rec->secretlen;
-  for (pos = 4 + take; pos < streamlen; pos++)
-    if (stream[pos])
-      {
-        err = gpg_error (GPG_ERR_INV_DATA);
-        goto leave;
-      }
-  memcpy (secret, stream + 4, take);
-  *r_secret = secret;
-  *r_len = take;
-  secret = NULL;
-
- leave:
-  ks_free_secret (stream, streamlen);
-  ks_free_secret (secret, rec->secretlen ? rec->secretlen : 1);
+  if (!err)
+    err = ks_buf_detach (out, r_secret, r_len);
+  /* An empty secret still comes back as memory the caller may free.  */
+  if (!err && !*r_secret && !(*r_secret = ks_malloc_secure (1)))
+    err = gpg_error_from_syserror ();
+  ks_free_secret (chunk, cs);
+  ks_buf_free (out);
   return err;
 }

@@ -42,6 +42,13 @@ gpg_error_t ks_recover_new (const ks_profile_t *profile, const char *name,
                             const char *keyid,
                             ks_progress_cb_t progress, void *progress_arg,
                             ks_recover_t **r_rec);
+/* For tests and the fuzz harness: a restore whose encryption key E
+ * (KS_KEY_LEN bytes) is already known, so no Argon2 runs at all: no name
+ * seed (ks_recover_shard_name gives nothing useful), and unlock only
+ * combines and opens.  */
+gpg_error_t ks_recover_new_with_key (const ks_profile_t *profile,
+                                     const uint8_t *ekey,
+                                     ks_recover_t **r_rec);
 void ks_recover_free (ks_recover_t *rec);
 const ks_profile_t *ks_recover_profile (ks_recover_t *rec);
 
@@ -75,13 +82,5 @@ uint32_t ks_recover_nchunks (ks_recover_t *rec);
  * when some chunk has no combination that verifies.  */
 gpg_error_t ks_recover_finish (ks_recover_t *rec,
                                uint8_t **r_secret, size_t *r_len);
-
-/* Deterministic randomness, for known-answer tests only: after this
- * call, all randomness of this library (R, IVs, Shamir coefficients) is
- * SHA-256 (SEED || be64 counter) blocks in order of use.  SEED NULL goes
- * back to GCRY_STRONG_RANDOM.  Never called by the programs.  */
-void ks_random_set_test_seed (const uint8_t *seed, size_t seedlen);
-/* The library's one randomness source.  */
-void ks_random (void *buf, size_t len);
 
 #endif /* KS_SHARDSET_H */

@@ -284,18 +284,12 @@ parse_listen (const char *spec, ks_server_opts_t *srv)
 static gpg_error_t
 write_port_file (const char *file, unsigned int port)
 {
-  char tmp[PATH_MAX];
-  FILE *fp;
+  char text[16];
+  struct iovec iov;
 
-  if (snprintf (tmp, sizeof tmp, "%s.tmp", file) >= (int)sizeof tmp)
-    return gpg_error (GPG_ERR_TOO_LARGE);
-  fp = fopen (tmp, "w");
-  if (!fp)
-    return gpg_error_from_syserror ();
-  fprintf (fp, "%u\n", port);
-  if (fclose (fp) || rename (tmp, file))
-    return gpg_error_from_syserror ();
-  return 0;
+  iov.iov_base = text;
+  iov.iov_len = (size_t)snprintf (text, sizeof text, "%u\n", port);
+  return ks_file_write_atomic (file, &iov, 1);
 }
 
 /* A relative path made absolute before the process leaves its

@@ -100,19 +100,17 @@ linger (int fd)
 {
   char buf[16384];
   size_t total = 0;
-  struct timespec t0, t;
+  uint64_t t0;
   struct pollfd pfd;
   long left;
   ssize_t n;
 
   if (shutdown (fd, SHUT_WR))
     return;
-  clock_gettime (CLOCK_MONOTONIC, &t0);
+  t0 = ks_now_ms ();
   while (total < LINGER_BYTES)
     {
-      clock_gettime (CLOCK_MONOTONIC, &t);
-      left = LINGER_MS - ((t.tv_sec - t0.tv_sec) * 1000
-                          + (t.tv_nsec - t0.tv_nsec) / 1000000);
+      left = LINGER_MS - (long)(ks_now_ms () - t0);
       if (left <= 0)
         break;
       pfd.fd = fd;
