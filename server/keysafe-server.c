@@ -17,7 +17,7 @@
 #include "keysafe.h"
 #include "store.h"
 #include "http.h"
-#include "backup.h"
+#include "storebackup.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:4242"
 #define DEFAULT_MAX_SHARD 65536

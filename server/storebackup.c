@@ -1,4 +1,4 @@
-/* backup.c - the operator's encrypted backup of a store (GPGME)
+/* storebackup.c - the operator's encrypted backup of a store (GPGME)
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <locale.h>
 #include <gpgme.h>
-#include "backup.h"
+#include "storebackup.h"
 #include "store.h"
 #include "io.h"
 

@@ -1,4 +1,4 @@
-/* backup.h - the operator's encrypted backup of a store (GPGME)
+/* storebackup.h - the operator's encrypted backup of a store (GPGME)
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A backup is one archive of every shard, encrypted to the operator's
@@ -12,8 +12,8 @@
  * The end record makes a truncated archive detectable; OpenPGP's
  * integrity protection covers the rest.
  */
-#ifndef KS_SERVER_BACKUP_H
-#define KS_SERVER_BACKUP_H
+#ifndef KS_SERVER_STOREBACKUP_H
+#define KS_SERVER_STOREBACKUP_H
 
 #include "keysafe.h"
 
@@ -32,4 +32,4 @@ gpg_error_t ks_restore_store (const char *dir, const char *file,
                               size_t max_shard, unsigned long *r_added,
                               unsigned long *r_skipped);
 
-#endif /* KS_SERVER_BACKUP_H */
+#endif /* KS_SERVER_STOREBACKUP_H */
