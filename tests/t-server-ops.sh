@@ -11,7 +11,7 @@ S="$T_WORK/store"
 srv_start "$S" --pow-difficulty 0
 for i in $(seq 1 30); do
   n=$(randname)
-  head -c $((512 + i)) /dev/urandom > "$T_WORK/body"
+  head -c 512 /dev/urandom > "$T_WORK/body"
   eq "fill $i" "$(put "$n" "$T_WORK/body")" 201
 done
 srv_stop
