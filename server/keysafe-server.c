@@ -396,6 +396,7 @@ cmd_backup (config_t *cfg)
         gpgrt_log_fatal (_("--backup-store needs --to FILE and "
                            "--recipient KEYID\n"));
       err = ks_backup_store (cfg->command_dir, cfg->to, cfg->recipient,
+                             cfg->signer ? cfg->signer : cfg->recipient,
                              &count);
       if (err)
         {
@@ -407,7 +408,10 @@ cmd_backup (config_t *cfg)
     }
   if (!cfg->from)
     gpgrt_log_fatal (_("--restore-store needs --from FILE\n"));
+  if (!cfg->signer && !cfg->recipient)
+    gpgrt_log_fatal (_("--restore-store needs --signer KEYID\n"));
   err = ks_restore_store (cfg->command_dir, cfg->from,
+                          cfg->signer ? cfg->signer : cfg->recipient,
                           cfg->srv.max_shard_bytes, &added, &skipped);
   printf (_("restored: %lu shards added, %lu already present\n"),
           added, skipped);
