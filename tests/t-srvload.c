@@ -7,7 +7,8 @@
  * connection, and prints their median latency in microseconds.  With
  * RATE > 0 it meanwhile starts RATE oversized chunked PUTs of NAME a
  * second (until the N requests are done), each from its own thread: it
- * sends 12 KiB at once, past every object size, then keeps sending 1 KiB
+ * sends 72 KiB at once, past every object size (and past the 64 KiB
+ * limit of keysafe-server 0.1.0), then keeps sending 1 KiB
  * chunks every 50 ms for a second without reading, as a client does
  * that streams its body and reads late.  A server that lingers on such
  * a connection in its worker thread stalls everyone else.  Prints
@@ -89,7 +90,7 @@ flood_one (void *arg)
   memset (small + 5, 'b', 1024);
   memcpy (small + 5 + 1024, "\r\n", 2);
   if (!send_str (fd, head, n))
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 18; i++)
       send_str (fd, chunk, 6 + 4096 + 2);
   for (i = 0; i < 20; i++)
     {
