@@ -539,7 +539,8 @@ ks_http_start (const ks_server_opts_t *opts, ks_store_t *store,
     err = ks_replay_new (opts->replay_slots, &http->replay);
   if (!err)
     err = ks_slots_new (WAITING_SHARE (opts->max_connections),
-                        opts->head_timeout, opts->request_timeout,
+                        opts->head_timeout, opts->idle_timeout,
+                        opts->request_timeout,
                         &http->slots);
   if (!err)
     err = ks_reaper_new (&http->reaper);

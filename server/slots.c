@@ -23,6 +23,7 @@ struct ks_slots
   pthread_mutex_t lock;
   unsigned int max_waiting;
   unsigned int head_timeout;
+  unsigned int idle_timeout;
   unsigned int request_timeout;
   unsigned int waiting;     /* slots in SLOT_NEW or SLOT_IDLE, not cut */
   ks_slot_t *head, *tail;   /* head: the longest wait */
@@ -30,7 +31,8 @@ struct ks_slots
 
 gpg_error_t
 ks_slots_new (unsigned int max_waiting, unsigned int head_timeout,
-              unsigned int request_timeout, ks_slots_t **r_slots)
+              unsigned int idle_timeout, unsigned int request_timeout,
+              ks_slots_t **r_slots)
 {
   ks_slots_t *slots;
 
@@ -41,6 +43,7 @@ ks_slots_new (unsigned int max_waiting, unsigned int head_timeout,
   pthread_mutex_init (&slots->lock, NULL);
   slots->max_waiting = max_waiting ? max_waiting : 1;
   slots->head_timeout = head_timeout;
+  slots->idle_timeout = idle_timeout;
   slots->request_timeout = request_timeout;
   *r_slots = slots;
   return 0;
@@ -186,11 +189,13 @@ ks_slots_sweep (ks_slots_t *slots, uint64_t now)
   pthread_mutex_lock (&slots->lock);
   for (s = slots->head; s; s = s->next)
     {
-      /* An idle keep-alive is left to libmicrohttpd's idle timeout.  */
-      if (s->cut || s->state == SLOT_IDLE || now < s->since)
+      if (s->cut || now < s->since)
         continue;
+      /* A keep-alive that trickles the head of its next request gets
+       * no more than the idle timeout, moving bytes or not.  */
       limit = s->state == SLOT_NEW ? slots->head_timeout
-                                   : slots->request_timeout;
+              : s->state == SLOT_IDLE ? slots->idle_timeout
+              : slots->request_timeout;
       if (limit && now - s->since >= limit)
         cut (slots, s);
     }

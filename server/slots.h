@@ -8,9 +8,10 @@
  * requests) may hold only MAX_WAITING of the slots: when one more comes,
  * the waiting connection that has waited longest is cut, and the rest of
  * the slots stay for connections with a request in progress.  A new
- * connection must send its first head within HEAD_TIMEOUT seconds, and
- * a request may take REQUEST_TIMEOUT seconds in all; the sweep cuts the
- * connections past either.
+ * connection must send its first head within HEAD_TIMEOUT seconds, a
+ * keep-alive its next one within IDLE_TIMEOUT, and a request may take
+ * REQUEST_TIMEOUT seconds in all, however slowly bytes still come; the
+ * sweep cuts the connections past their deadline (0: none).
  *
  * Cutting is shutdown(2) of the socket: libmicrohttpd then sees the end
  * of the stream and closes the connection the usual way.  A track is
@@ -27,6 +28,7 @@ typedef struct ks_slots ks_slots_t;
 typedef struct ks_slot ks_slot_t;
 
 gpg_error_t ks_slots_new (unsigned int max_waiting, unsigned int head_timeout,
+                          unsigned int idle_timeout,
                           unsigned int request_timeout, ks_slots_t **r_slots);
 /* Free the table (after the daemon has stopped).  Accepts NULL.  */
 void ks_slots_free (ks_slots_t *slots);

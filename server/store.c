@@ -24,23 +24,13 @@ static const struct timespec epoch_times[2] = { { 0, 0 }, { 0, 0 } };
 int
 ks_store_name_is_valid (const char *name)
 {
-  size_t i;
-
-  if (!name)
-    return 0;
-  for (i = 0; i < KS_NAME_HEX_LEN; i++)
-    if (!((name[i] >= '0' && name[i] <= '9')
-          || (name[i] >= 'a' && name[i] <= 'f')))
-      return 0;
-  return !name[i];
+  return name && ks_name_is_valid (name, strnlen (name, KS_NAME_HEX_LEN + 1));
 }
 
 int
 ks_store_pair_is_valid (const char *s)
 {
-  return s[0] && s[1] && !s[2]
-         && ((s[0] >= '0' && s[0] <= '9') || (s[0] >= 'a' && s[0] <= 'f'))
-         && ((s[1] >= '0' && s[1] <= '9') || (s[1] >= 'a' && s[1] <= 'f'));
+  return strnlen (s, 3) == 2 && ks_hex_is_lower (s, 2);
 }
 
 /* "ab/cd" of NAME into BUF (6 bytes).  */

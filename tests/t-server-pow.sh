@@ -113,16 +113,24 @@ srv_stop
 srv_start "$S" --pow-difficulty 4 --pow-load-rps 1
 for i in $(seq 1 200); do echo "url = \"$BASE/v1/shard/$N\""; echo "output = /dev/null"; done > "$T_WORK/urls"
 curl -s -m 60 -K "$T_WORK/urls"
-for i in $(seq 1 100); do echo "url = \"$BASE/v1/shard/$N\""; echo "output = /dev/null"; echo "header = \"Keysafe-PoW: $forged.0000000000000000\""; done > "$T_WORK/urls"
+for i in $(seq 1 100); do echo "url = \"$BASE/v1/shard/$N\""; echo "output = /dev/null"; echo "header = \"Keysafe-PoW: $forged.0000000000000000\""; [ "$i" = 100 ] || echo next; done > "$T_WORK/urls"
 curl -s -m 60 -K "$T_WORK/urls"
 d=$(curl -s -m 30 "$BASE/v1/info" | sed -n 's/.*"pow_difficulty":\([0-9]*\).*/\1/p')
 eq "an unpaid flood leaves the difficulty" "$d" 4
-# Then 30 paid requests in well under 10 s: 3/s, more than 2x the
-# threshold, so it rises.
+# Then 30 paid requests: the proofs are made first (a challenge is good
+# for 300 s), then all are sent at once, 3/s over the window, more than
+# 2x the threshold, so the difficulty rises.
+: > "$T_WORK/paid"
 for i in $(seq 1 30); do
-  c=$(challenge GET "$N")
-  code GET "/v1/shard/$N" -H "Keysafe-PoW: $(solve "$c" GET "$N")" > /dev/null
+  n=$(randname)
+  c=$(challenge GET "$n")
+  { echo "url = \"$BASE/v1/shard/$n\""; echo "output = /dev/null"
+    echo 'write-out = "%{http_code}\n"'
+    echo "header = \"Keysafe-PoW: $(solve "$c" GET "$n")\""
+    [ "$i" = 30 ] || echo next; } >> "$T_WORK/paid"
 done
+curl -s -m 60 -K "$T_WORK/paid" > "$T_WORK/paid.codes"
+eq "30 paid requests got their 404" "$(grep -c '^404$' "$T_WORK/paid.codes")" 30
 d=$(curl -s -m 30 "$BASE/v1/info" | sed -n 's/.*"pow_difficulty":\([0-9]*\).*/\1/p')
 ok "paid load raised the difficulty ($d > 4)" test "$d" -gt 4
 c=$(challenge GET "$N")

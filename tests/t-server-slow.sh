@@ -94,6 +94,37 @@ ok "cut by the head deadline ($((t1 - t0)) s, idle timeout 60 s)" \
    test $((t1 - t0)) -ge 1 -a $((t1 - t0)) -le 5
 srv_stop
 
+# A keep-alive connection that trickles the head of its next request
+# (bytes keep moving, so the idle timeout of libmicrohttpd never fires)
+# is cut at the idle timeout all the same.
+srv_start "$S" --pow-difficulty 0 --idle-timeout 3 --head-timeout 60 \
+          --request-timeout 60
+secs=$(python3 - "$PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+s.sendall(b"GET /v1/info HTTP/1.1\r\nHost: x\r\n\r\n")
+s.recv(4096)
+t0 = time.time()
+try:
+    for c in b"GET /v1/info HTTP/1.1\r\nX-Slow: " + b"a" * 60:
+        s.send(bytes([c]))
+        time.sleep(0.25)
+        s.settimeout(0.01)
+        try:
+            if s.recv(1) == b"":
+                break
+        except socket.timeout:
+            pass
+        s.settimeout(20)
+except OSError:
+    pass
+print(int(time.time() - t0))
+PY
+)
+ok "trickling keep-alive cut at the idle timeout ($secs s, 3 s)" \
+   test "$secs" -ge 2 -a "$secs" -le 7
+srv_stop
+
 # 1000 idle connections at the default limits (1000 slots): a normal
 # client is served within 2 s all the same.  Behind Tor every client is
 # 127.0.0.1, so this is what one attacker with no money can do.

@@ -24,9 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
+#include "t-srvnet.h"
 
 static int port;
 static const char *shard_name;
@@ -39,29 +38,6 @@ now_us (void)
 
   clock_gettime (CLOCK_MONOTONIC, &t);
   return (uint64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
-static int
-connect_port (void)
-{
-  struct sockaddr_in sa;
-  struct timeval tv = { 20, 0 };
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-  if (fd < 0)
-    return -1;
-  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  memset (&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons (port);
-  sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  if (connect (fd, (struct sockaddr *)&sa, sizeof sa))
-    {
-      close (fd);
-      return -1;
-    }
-  return fd;
 }
 
 static int
@@ -78,7 +54,7 @@ flood_one (void *arg)
   int fd, i, n;
 
   (void)arg;
-  fd = connect_port ();
+  fd = t_connect_port (port);
   if (fd < 0)
     return NULL;
   n = snprintf (head, sizeof head, "PUT /v1/shard/%s HTTP/1.1\r\nHost: x\r\n"
@@ -132,7 +108,7 @@ one_get (const char *path)
   size_t got = 0;
   int fd, len;
 
-  fd = connect_port ();
+  fd = t_connect_port (port);
   if (fd < 0)
     return 0;
   len = snprintf (req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n"
