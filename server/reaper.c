@@ -28,15 +28,6 @@ struct ks_reaper
   held_t held[KS_REAPER_SLOTS];
 };
 
-static uint64_t
-now_ms (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* A full pipe means the thread is awake anyway.  */
 static void
 wake (ks_reaper_t *r)
@@ -94,7 +85,7 @@ reaper_thread (void *arg)
           pthread_mutex_unlock (&r->lock);
           return NULL;
         }
-      now = now_ms ();
+      now = ks_now_ms ();
       next = now + 60000;
       pfd[0].fd = r->wake[0];
       pfd[0].events = POLLIN;
@@ -196,7 +187,7 @@ ks_reaper_take (ks_reaper_t *r, int fd)
   if (h && (dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0)) >= 0)
     {
       h->fd = dup_fd;
-      h->deadline = now_ms () + KS_REAPER_MS;
+      h->deadline = ks_now_ms () + KS_REAPER_MS;
       h->drained = 0;
     }
   pthread_mutex_unlock (&r->lock);
