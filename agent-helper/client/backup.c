@@ -135,6 +135,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   const ks_profile_t *profile;
   ks_serverlist_t *list = NULL;
   const ks_server_t *servers[KS_SHAMIR_MAX_SHARES];
+  const char *locs[KS_SHAMIR_MAX_SHARES];
   int ok[KS_SHAMIR_MAX_SHARES];
   unsigned int n, k, i, nok, attempt;
   uint8_t *own = NULL;
@@ -238,8 +239,10 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
     {
       ks_ui_infof (ui, _("deriving keys with profile '%s'..."),
                    profile->name);
+      for (i = 0; i < n; i++)
+        locs[i] = servers[i]->url;
       err = ks_shardset_create (profile, name, keyid, pw, strlen (pw),
-                                secret, secretlen, n, k,
+                                secret, secretlen, n, k, locs,
                                 ks_ui_progress_cb, (void *)ui, &set);
       if (err)
         {

@@ -108,14 +108,18 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
     {
       x[nx].base = list->server[s].url;
       x[nx].method = KS_HTTP_GET;
-      ks_recover_shard_name (rec, s + 1, 0, x[nx].name);
+      err = ks_recover_shard_name (rec, list->server[s].url, s + 1, 0,
+                                   x[nx].name);
+      if (err)
+        break;
       x[nx].maxresp = profile->object_size + 1;
       x[nx].server = s;
       x[nx].share = s + 1;
       x[nx].chunk = 0;
       nx++;
     }
-  err = run_round (opt, ui, f, x, nx);
+  if (!err)
+    err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
   gcry_free (x);
   if (err)
@@ -158,7 +162,10 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
             continue;
           x[nx].base = f->list->server[s].url;
           x[nx].method = KS_HTTP_GET;
-          ks_recover_shard_name (f->rec, i, 0, x[nx].name);
+          err = ks_recover_shard_name (f->rec, f->list->server[s].url, i, 0,
+                                       x[nx].name);
+          if (err)
+            goto leave;
           x[nx].maxresp = profile->object_size + 1;
           x[nx].server = s;
           x[nx].share = i;
@@ -171,6 +178,7 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
       err = run_round (opt, ui, f, x, nx);
       ks_transport_release (x, nx);
     }
+ leave:
   gcry_free (x);
   f->found = ks_recover_shard_count (f->rec, 0);
   if (r_new)
@@ -205,7 +213,10 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
           continue;
         x[nx].base = f->list->server[s].url;
         x[nx].method = KS_HTTP_GET;
-        ks_recover_shard_name (f->rec, i, j, x[nx].name);
+        err = ks_recover_shard_name (f->rec, f->list->server[s].url, i, j,
+                                     x[nx].name);
+        if (err)
+          goto leave;
         x[nx].maxresp = profile->object_size + 1;
         x[nx].server = s;
         x[nx].share = i;
@@ -213,6 +224,7 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
         nx++;
       }
   err = run_round (opt, ui, f, x, nx);
+ leave:
   ks_transport_release (x, nx);
   gcry_free (x);
   return err;
