@@ -19,6 +19,7 @@
  * never used for real data.
  *
  *   bench-restore [--quick] [--seeds N]
+ *   bench-restore --passes   (libsodium per-pass costs: passes.c)
  */
 #include <config.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <pthread.h>
 #include "keysafe.h"
+#include "passes.h"
 
 /* The default profile / 256: memory / 32, passes / 8.  */
 #define BENCH_SCALE 256
@@ -208,13 +210,15 @@ main (int argc, char **argv)
   int i, fails = 0;
 
   for (i = 1; i < argc; i++)
-    if (!strcmp (argv[i], "--quick"))
+    if (!strcmp (argv[i], "--passes"))
+      return bench_passes ();
+    else if (!strcmp (argv[i], "--quick"))
       p = &quick_profile, seeds = 3;
     else if (!strcmp (argv[i], "--seeds") && i + 1 < argc)
       seeds = (unsigned int)atoi (argv[++i]);
     else
       {
-        fprintf (stderr, "usage: bench-restore [--quick] [--seeds N]\n");
+        fprintf (stderr, "usage: bench-restore [--quick] [--seeds N] | --passes\n");
         return 2;
       }
   if (!seeds)

@@ -35,6 +35,48 @@ make_salt (const ks_profile_t *profile, const char *label,
   return 0;
 }
 
+/* True when S is 1..KS_NAME_MAX bytes of valid UTF-8 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF).  */
+static int
+name_is_valid_utf8 (const char *str)
+{
+  const unsigned char *s = (const unsigned char *)str;
+  size_t len = strlen (str), i = 0, n, b;
+  uint32_t cp;
+
+  if (!len || len > KS_NAME_MAX)
+    return 0;
+  while (i < len)
+    {
+      unsigned char c = s[i];
+
+      if (c < 0x80)
+        {
+          i++;
+          continue;
+        }
+      if (c >= 0xc2 && c <= 0xdf)
+        n = 1, cp = c & 0x1f;
+      else if (c >= 0xe0 && c <= 0xef)
+        n = 2, cp = c & 0x0f;
+      else if (c >= 0xf0 && c <= 0xf4)
+        n = 3, cp = c & 0x07;
+      else
+        return 0;
+      for (b = 1; b <= n; b++)
+        {
+          if (i + b >= len || (s[i + b] & 0xc0) != 0x80)
+            return 0;
+          cp = (cp << 6) | (s[i + b] & 0x3f);
+        }
+      if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+          || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+      i += n + 1;
+    }
+  return 1;
+}
+
 /* One instance of the name seed.  */
 struct seed_job
 {
@@ -79,7 +121,7 @@ ks_derive_seed (const ks_profile_t *profile, const char *name,
   uint8_t *parts = NULL;
   gcry_md_hd_t md = NULL;
 
-  if (!name || !*name)
+  if (!name || !name_is_valid_utf8 (name))
     return gpg_error (GPG_ERR_INV_NAME);
   if (!np || np > KS_MAX_NAME_INSTANCES)
     return gpg_error (GPG_ERR_INV_ARG);

@@ -10,12 +10,16 @@
 
 #include "profile.h"
 
+/* The longest item name in bytes.  */
+#define KS_NAME_MAX 1024
+
 /* N = SHA-256 (tag || "/name/" || N_1 || ... || N_P), where
  *   N_q = Argon2id (NAME, salt16 (tag || "/name/" || byte q || KEYID),
  *                   profile->name_cost)
  * for q = 1..P (profile->name_instances), run in parallel threads: the
  * same work for an attacker, 1/P of the wall time on P cores.  KEYID is
- * NULL or "" (not bound) or the uppercase hex fingerprint.  SEED gets
+ * NULL or "" (not bound) or the uppercase hex fingerprint.  NAME must
+ * be 1..KS_NAME_MAX bytes of valid UTF-8, else GPG_ERR_INV_NAME.  SEED gets
  * 32 bytes; keep it in secure memory, it is half of what opens a
  * backup.  PROGRESS reports the first instance.  */
 gpg_error_t ks_derive_seed (const ks_profile_t *profile, const char *name,

@@ -155,6 +155,17 @@ names_bound (void)
   T_CHECK (strcmp (a, b));
   T_OK (ks_derive_shard_name (prof, seed, "alpha", 1, 1, b));
   T_CHECK (strcmp (a, b));
+  /* NAME must be valid UTF-8.  */
+  T_OK (ks_derive_seed (prof, "caf\xc3\xa9 \xf0\x9f\x94\x91", NULL, seed,
+                        NULL, NULL));
+  T_CHECK_ERR (ks_derive_seed (prof, "caf\xe9", NULL, seed, NULL, NULL),
+               GPG_ERR_INV_NAME);
+  T_CHECK_ERR (ks_derive_seed (prof, "\xc0\xaf", NULL, seed, NULL, NULL),
+               GPG_ERR_INV_NAME);
+  T_CHECK_ERR (ks_derive_seed (prof, "\xed\xa0\x80", NULL, seed, NULL, NULL),
+               GPG_ERR_INV_NAME);
+  T_CHECK_ERR (ks_derive_seed (prof, "x\xe2\x82", NULL, seed, NULL, NULL),
+               GPG_ERR_INV_NAME);
   T_CHECK_ERR (ks_derive_shard_name (prof, seed, "", 1, 0, b),
                GPG_ERR_INV_ARG);
   T_CHECK_ERR (ks_derive_shard_name (prof, seed, "alpha", 0, 0, b),

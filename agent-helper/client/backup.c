@@ -141,7 +141,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   uint8_t *own = NULL;
   size_t ownlen = 0;
   char *fpr = NULL, *name = NULL, *pw = NULL;
-  char keyidbuf[17];
+  char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid = NULL;
   ks_shardset_t *set = NULL;
   ks_xfer_t *x = NULL;
@@ -214,7 +214,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
           err = gpg_error (GPG_ERR_MISSING_VALUE);
           goto leave;
         }
-      err = ks_flow_keyid (ui, src, keyidbuf);
+      err = ks_flow_keyid (opt, ui, src, keyidbuf);
       if (err)
         goto leave;
       keyid = keyidbuf;

@@ -9,6 +9,7 @@
 #include <config.h>
 #include <stdio.h>
 #include "flowutil.h"
+#include "gpg.h"
 
 gpg_error_t
 ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui)
@@ -16,7 +17,7 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui)
   gpg_error_t err;
   ks_serverlist_t *list = NULL;
   char *name = NULL, *pw = NULL;
-  char keyidbuf[17];
+  char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid = NULL;
   const ks_profile_t *pinned = NULL;
   unsigned int pidx, nprof, i, n = 0, k = 0, present = 0;

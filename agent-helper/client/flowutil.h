@@ -49,9 +49,10 @@ gpg_error_t ks_flow_get_password (const ks_options_t *opt, const ks_ui_t *ui,
                                   const char *prompt, int confirm,
                                   char **r_pw);
 
-/* The canonical key id (16 hex digits) of KEYID into OUT (17 bytes),
+/* The fingerprint KEYID names into OUT (KS_KEYID_BUFSIZE bytes),
  * with a message to UI when KEYID is not a key id or fingerprint.  */
-gpg_error_t ks_flow_keyid (const ks_ui_t *ui, const char *keyid, char *out);
+gpg_error_t ks_flow_keyid (const ks_options_t *opt, const ks_ui_t *ui,
+                           const char *keyid, char *out);
 
 /* The common start of restore and check: the pinned profile (NULL:
  * try all), the server list, the canonical key id (*R_KEYID points into

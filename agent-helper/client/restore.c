@@ -17,7 +17,7 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui)
   gpg_error_t err;
   ks_serverlist_t *list = NULL;
   char *name = NULL, *pw = NULL, *fpr = NULL;
-  char keyidbuf[17];
+  char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid = NULL;
   const ks_profile_t *pinned = NULL;
   unsigned int pidx, nprof, k;
