@@ -14,7 +14,7 @@ static const ks_profile_t profiles[] =
       "default", "keysafe-2-default",
       /* name: 1 GiB per instance, two instances, one per core; the
        * costs are measured in doc/protocol.md section 10.  */
-      { 360, 1048576, 1 }, 2,
+      { 192, 1048576, 1 }, 2,
       /* key: 1 GiB, a few seconds */
       { 8, 1048576, 1 },
       /* puzzle: 256 MiB, about twelve core-seconds per guess of R */
