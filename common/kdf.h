@@ -1,4 +1,5 @@
-/* kdf.h - Argon2id through libgcrypt
+/* kdf.h - Argon2id: libgcrypt with secret/AD and lanes, and the
+ * single-lane calls of protocol 2 through the configured backend
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #ifndef KS_KDF_H
@@ -67,5 +68,67 @@ gpg_error_t ks_argon2id (const ks_argon2_params_t *params,
                          void *out, size_t outlen,
                          ks_progress_cb_t progress, void *progress_arg,
                          const char *what);
+
+
+/* Protocol 2 computes only what libsodium and libgcrypt both can: one
+ * lane, a 16-byte salt, a 32-byte output, no secret and no associated
+ * data.  These calls use the backend chosen by configure
+ * (--with-argon2): libsodium's crypto_pwhash_argon2id, whose SIMD code
+ * is what an attacker runs, or libgcrypt's.  Both give the same bytes.
+ *
+ * - t: passes, at least 1.
+ * - m_kib: memory in KiB, KS_KDF_MIN_M_KIB..KS_ARGON2_MAX_M_COST (the
+ *   narrower of the two backends' limits: libsodium wants 8 KiB, and
+ *   libgcrypt 1.10 wraps above 4 GiB).  Rounded down to a multiple of 4
+ *   for the memory used, as in RFC 9106.
+ * - pass: at least 1 byte (libgcrypt refuses an empty one).
+ *
+ * The work area is allocated and freed by the backend in ordinary
+ * memory; libgcrypt wipes it, libsodium 1.0.18 unmaps it without
+ * wiping (the kernel zeroes pages before it hands them out again).
+ * OUT should be secure memory; it is wiped on error.  */
+#define KS_KDF_SALT_LEN      16
+#define KS_KDF_OUT_LEN       32
+#define KS_KDF_MIN_M_KIB     8
+#define KS_KDF_MAX_INSTANCES 256
+
+/* "libsodium" or "libgcrypt": the backend of the calls below.  */
+const char *ks_kdf_backend (void);
+
+/* One single-lane Argon2id of PASS with SALT into OUT, computed in the
+ * calling thread when PROGRESS is NULL.  PROGRESS is told as for
+ * ks_kdf_argon2id_many with one instance.  */
+gpg_error_t ks_kdf_argon2id (const void *pass, size_t passlen,
+                             const uint8_t *salt, uint32_t t,
+                             uint32_t m_kib, uint8_t *out,
+                             ks_progress_cb_t progress, void *progress_arg,
+                             const char *what);
+
+/* INSTANCES independent single-lane Argon2id computations of the same
+ * PASS, cost T x M_KIB each, instance I with salt SALTS + 16 * I and its
+ * output into OUTS + 32 * I.  How the salts are made and how the
+ * outputs are combined is the caller's business.  Instances run in
+ * parallel threads, at most NTHREADS at once (0: ks_ncpus ()), so the
+ * memory in use is at most that many times M_KIB.  Every instance uses
+ * its full memory; none is cut short.
+ *
+ * PROGRESS (may be NULL) is called from the calling thread only, with
+ * TOTAL = INSTANCES * T * 4 slices and DONE strictly increasing, the
+ * last call DONE = TOTAL.  libgcrypt reports every finished slice;
+ * libsodium has no progress hook, so while an instance runs its slices
+ * are estimated from the time it has run and the speed measured on the
+ * instances finished before in this process (or a 8 MiB calibration
+ * run), never reaching its total before it is done.  With PROGRESS
+ * the calling thread only waits and reports; without it, it computes
+ * too.  WHAT is passed through (NULL gives "kdf").
+ *
+ * On error every output is wiped.  */
+gpg_error_t ks_kdf_argon2id_many (const void *pass, size_t passlen,
+                                  const uint8_t *salts,
+                                  unsigned int instances,
+                                  uint32_t t, uint32_t m_kib,
+                                  uint8_t *outs, unsigned int nthreads,
+                                  ks_progress_cb_t progress,
+                                  void *progress_arg, const char *what);
 
 #endif /* KS_KDF_H */

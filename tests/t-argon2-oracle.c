@@ -1,4 +1,4 @@
-/* t-argon2-oracle.c - ks_argon2id (libgcrypt) against libargon2
+/* t-argon2-oracle.c - libgcrypt, libsodium and libargon2 agree
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * libargon2 is the reference implementation of Argon2, written
@@ -12,9 +12,21 @@
  * The parameter sets come from a fixed-seed generator so a failure can
  * be reproduced; KS_TEST_SEED=N in the environment picks another seed.
  * Costs are kept small: the whole test takes well under two seconds.
+ *
+ * The single-lane sets of protocol 2 (16-byte salt, 32-byte output, no
+ * secret or AD) are computed four ways: ks_kdf_argon2id (the backend
+ * configure chose), ks_argon2id (libgcrypt), libsodium's
+ * crypto_pwhash_argon2id called directly (when built with it) and
+ * libargon2's argon2id_hash_raw; all four must agree.
  */
 #include <config.h>
 #include <argon2.h>
+#ifdef KS_ARGON2_LIBSODIUM
+#include <sodium.h>
+#define SODIUM_DIRECT "libsodium direct, "
+#else
+#define SODIUM_DIRECT ""
+#endif
 #include "t-support.h"
 
 #define MAX_IN  300
@@ -211,6 +223,78 @@ check_fixed_cases (void)
   free (tc);
 }
 
+static unsigned int lane_cases;
+
+static void
+run_lane_case (uint32_t t, uint32_t m, const uint8_t *pass, size_t passlen,
+               const uint8_t *salt)
+{
+  uint8_t ours[32], gc[32], ref[32];
+  ks_argon2_params_t p = { t, m, 1 };
+  int rc;
+
+  memset (ours, 0, 32);
+  memset (gc, 0x55, 32);
+  T_OK (ks_kdf_argon2id (pass, passlen, salt, t, m, ours, NULL, NULL, NULL));
+  T_OK (ks_argon2id (&p, pass, passlen, salt, 16, NULL, 0, NULL, 0,
+                     gc, 32, NULL, NULL, NULL));
+  rc = argon2id_hash_raw (t, m, 1, pass, passlen, salt, 16, ref, 32);
+  if (rc != ARGON2_OK)
+    T_DIE ("argon2id_hash_raw refused a single-lane set");
+  T_CHECK (!memcmp (ours, ref, 32));
+  T_CHECK (!memcmp (gc, ref, 32));
+#ifdef KS_ARGON2_LIBSODIUM
+  {
+    uint8_t na[32];
+
+    memset (na, 0xaa, 32);
+    T_CHECK (!crypto_pwhash_argon2id (na, 32, (const char *)pass, passlen,
+                                      salt, t, (size_t)m * 1024,
+                                      crypto_pwhash_ALG_ARGON2ID13));
+    T_CHECK (!memcmp (na, ref, 32));
+  }
+#endif
+  if (memcmp (ours, ref, 32) || memcmp (gc, ref, 32))
+    fprintf (stderr, "  single lane: t=%u m=%u pass=%zu\n", t, m, passlen);
+  lane_cases++;
+}
+
+static void
+check_single_lane (void)
+{
+  static const uint32_t big[][2] =
+    { { 1, 8 }, { 1, 9 }, { 2, 4099 }, { 1, 16384 }, { 3, 8190 },
+      { 1, 32768 } };
+  uint8_t pass[MAX_IN], salt[16];
+  size_t passlen;
+  unsigned int i;
+
+#ifdef KS_ARGON2_LIBSODIUM
+  if (sodium_init () < 0)
+    T_DIE ("sodium_init");
+#endif
+  for (i = 0; i < KS_DIM (big) + 200; i++)
+    {
+      uint32_t t, m;
+
+      passlen = (rng () & 3) ? rng_range (1, 64) : rng_range (1, MAX_IN);
+      rng_fill (pass, passlen);
+      rng_fill (salt, 16);
+      if (i < KS_DIM (big))
+        {
+          t = big[i][0];
+          m = big[i][1];
+        }
+      else
+        {
+          t = rng_range (1, 5);
+          m = rng_range (8, 700);
+        }
+      run_lane_case (t, m, pass, passlen, salt);
+    }
+  T_CHECK (lane_cases == KS_DIM (big) + 200);
+}
+
 int
 main (void)
 {
@@ -221,6 +305,7 @@ main (void)
   t_init ();
   rng_state = s ? strtoull (s, NULL, 0) : 20260103;
   fprintf (stderr, "seed %llu\n", (unsigned long long)rng_state);
+  printf ("argon2 backend: %s\n", ks_kdf_backend ());
 
   check_fixed_cases ();
 
@@ -238,5 +323,9 @@ main (void)
            "up to %u lanes)\n", cases_run, cases_secret, cases_ad,
            max_lanes_seen);
   T_CHECK (cases_run == 300 + 7 + KS_DIM (out_lens));
+
+  check_single_lane ();
+  fprintf (stderr, "%u single-lane sets: %s, libgcrypt, %slibargon2\n",
+           lane_cases, ks_kdf_backend (), SODIUM_DIRECT);
   return t_done ();
 }

@@ -1,4 +1,5 @@
-/* t-kdf.c - known answers, progress and argument checks of ks_argon2id
+/* t-kdf.c - known answers, progress and argument checks of ks_argon2id,
+ * and the single-lane instances of ks_kdf_argon2id_many
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The known answers live in data/kdf/argon2id.vec: the RFC 9106 vector
@@ -380,15 +381,132 @@ check_profiles (void)
 }
 
 
+/* Progress of ks_kdf_argon2id_many: strictly increasing, from the
+ * calling thread, ending at exactly the total.  */
+struct many_log
+{
+  pthread_t caller;
+  unsigned int calls;
+  uint64_t last, total;
+  int ok;
+};
+
+static void
+many_cb (void *arg, const char *what, uint64_t done, uint64_t total)
+{
+  struct many_log *log = arg;
+
+  if (!pthread_equal (pthread_self (), log->caller) || done <= log->last
+      || done > total || (log->calls && total != log->total)
+      || !what || strcmp (what, "name"))
+    log->ok = 0;
+  log->calls++;
+  log->last = done;
+  log->total = total;
+}
+
+/* INSTANCES computations at once equal the same ones one by one, with
+ * any number of threads, with and without progress.  */
+static void
+check_many (void)
+{
+  enum { N = 5 };
+  uint8_t salts[N * KS_KDF_SALT_LEN], want[N * KS_KDF_OUT_LEN];
+  uint8_t got[N * KS_KDF_OUT_LEN];
+  unsigned int i, threads;
+
+  for (i = 0; i < sizeof salts; i++)
+    salts[i] = (uint8_t)(i * 7 + 1);
+  for (i = 0; i < N; i++)
+    T_OK (ks_kdf_argon2id ("pw", 2, salts + i * KS_KDF_SALT_LEN, 2, 256,
+                           want + i * KS_KDF_OUT_LEN, NULL, NULL, NULL));
+  /* Distinct salts give distinct outputs.  */
+  T_CHECK (memcmp (want, want + KS_KDF_OUT_LEN, KS_KDF_OUT_LEN));
+  for (threads = 0; threads <= 3; threads++)
+    {
+      struct many_log log = { pthread_self (), 0, 0, 0, 1 };
+
+      memset (got, 0, sizeof got);
+      T_OK (ks_kdf_argon2id_many ("pw", 2, salts, N, 2, 256, got, threads,
+                                  NULL, NULL, NULL));
+      T_CHECK (!memcmp (got, want, sizeof want));
+      memset (got, 0, sizeof got);
+      T_OK (ks_kdf_argon2id_many ("pw", 2, salts, N, 2, 256, got, threads,
+                                  many_cb, &log, "name"));
+      T_CHECK (!memcmp (got, want, sizeof want));
+      T_CHECK (log.ok && log.calls >= 1);
+      T_CHECK (log.total == (uint64_t)N * 2 * 4 && log.last == log.total);
+    }
+}
+
+/* A computation long enough for several progress ticks reports
+ * between start and end, not only the end.  */
+static void
+check_many_progress (void)
+{
+  enum { N = 3 };
+  uint8_t salts[N * KS_KDF_SALT_LEN], got[N * KS_KDF_OUT_LEN];
+  struct many_log log = { pthread_self (), 0, 0, 0, 1 };
+
+  memset (salts, 0x11, sizeof salts);
+  salts[KS_KDF_SALT_LEN] = 2;
+  salts[2 * KS_KDF_SALT_LEN] = 3;
+  T_OK (ks_kdf_argon2id_many ("pw", 2, salts, N, 4, 65536, got, 0,
+                              many_cb, &log, "name"));
+  T_CHECK (log.ok && log.last == log.total && log.total == N * 4 * 4);
+  T_CHECK (log.calls >= 2);
+  fprintf (stderr, "3 x 64 MiB x 4 passes: %u progress calls\n", log.calls);
+}
+
+static void
+check_many_bad (void)
+{
+  uint8_t salt[KS_KDF_SALT_LEN] = { 0 }, out[2 * KS_KDF_OUT_LEN];
+  unsigned int i;
+  int wiped = 1;
+
+#define MANY_BAD(pw, pl, n, t, m) do {                                  \
+    size_t outlen_ = (size_t)(n) * KS_KDF_OUT_LEN;                     \
+    memset (out, 0xa5, sizeof out);                                    \
+    T_CHECK_ERR (ks_kdf_argon2id_many ((pw), (pl), salt, (n), (t), (m), \
+                                       out, 0, NULL, NULL, NULL),       \
+                 GPG_ERR_INV_ARG);                                      \
+    for (i = 0; i < outlen_ && i < sizeof out; i++)                    \
+      if (out[i] == 0xa5)                                               \
+        wiped = 0;                                                      \
+  } while (0)
+
+  MANY_BAD ("pw", 2, 1, 0, 64);
+  MANY_BAD ("pw", 2, 1, 1, KS_KDF_MIN_M_KIB - 1);
+  MANY_BAD ("pw", 2, 1, 1, KS_ARGON2_MAX_M_COST + 1);
+  MANY_BAD ("", 0, 1, 1, 64);
+  MANY_BAD (NULL, 2, 1, 1, 64);
+  MANY_BAD ("pw", 2, 0, 1, 64);
+#undef MANY_BAD
+  T_CHECK (wiped);
+  T_CHECK_ERR (ks_kdf_argon2id_many ("pw", 2, salt, KS_KDF_MAX_INSTANCES + 1,
+                                     1, 64, out, 0, NULL, NULL, NULL),
+               GPG_ERR_INV_ARG);
+  T_CHECK_ERR (ks_kdf_argon2id ("pw", 2, NULL, 1, 64, out, NULL, NULL, NULL),
+               GPG_ERR_INV_ARG);
+  /* The smallest memory both backends take.  */
+  T_OK (ks_kdf_argon2id ("p", 1, salt, 1, KS_KDF_MIN_M_KIB, out,
+                         NULL, NULL, NULL));
+}
+
 int
 main (void)
 {
   t_init ();
+  printf ("argon2 backend: %s\n", ks_kdf_backend ());
   check_vector_file ();
   check_progress ();
   check_bad_params ();
   check_inputs_matter ();
   check_reentrant ();
   check_profiles ();
+  check_many ();
+  check_many_progress ();
+  check_many_bad ();
   return t_done ();
 }
