@@ -2,7 +2,6 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
-#include <pthread.h>
 #include "derive.h"
 #include "location.h"
 
@@ -77,84 +76,39 @@ name_is_valid_utf8 (const char *str)
   return 1;
 }
 
-/* One instance of the name seed.  */
-struct seed_job
-{
-  const ks_profile_t *profile;
-  const char *name;
-  const char *keyid;
-  uint8_t q;
-  uint8_t *out;                 /* 32 bytes, secure */
-  ks_progress_cb_t progress;
-  void *progress_arg;
-  gpg_error_t err;
-};
-
-static void *
-seed_thread (void *arg)
-{
-  struct seed_job *job = arg;
-  uint8_t salt[KS_SALT_LEN];
-  size_t kl = job->keyid ? strlen (job->keyid) : 0;
-
-  job->err = make_salt (job->profile, "name", &job->q, 1, job->keyid, kl,
-                        salt);
-  if (!job->err)
-    job->err = ks_argon2id (&job->profile->name_cost,
-                            job->name, strlen (job->name),
-                            salt, sizeof salt, NULL, 0, NULL, 0,
-                            job->out, KS_SEED_LEN,
-                            job->progress, job->progress_arg, "name");
-  return NULL;
-}
-
 gpg_error_t
 ks_derive_seed (const ks_profile_t *profile, const char *name,
                 const char *keyid, uint8_t *seed,
                 ks_progress_cb_t progress, void *progress_arg)
 {
   gpg_error_t err = 0;
-  struct seed_job job[KS_MAX_NAME_INSTANCES];
-  pthread_t tid[KS_MAX_NAME_INSTANCES];
-  int started[KS_MAX_NAME_INSTANCES] = { 0 };
   unsigned int np = profile->name_instances, q;
+  size_t kl = keyid ? strlen (keyid) : 0;
+  uint8_t salts[KS_MAX_NAME_INSTANCES * KS_SALT_LEN];
   uint8_t *parts = NULL;
   gcry_md_hd_t md = NULL;
 
   if (!name || !name_is_valid_utf8 (name))
     return gpg_error (GPG_ERR_INV_NAME);
-  if (!np || np > KS_MAX_NAME_INSTANCES)
+  if (!np || np > KS_MAX_NAME_INSTANCES || profile->name_cost.lanes != 1)
     return gpg_error (GPG_ERR_INV_ARG);
   parts = gcry_malloc_secure ((size_t)np * KS_SEED_LEN);
   if (!parts)
     return gpg_error_from_syserror ();
-  for (q = 0; q < np; q++)
-    {
-      job[q].profile = profile;
-      job[q].name = name;
-      job[q].keyid = keyid;
-      job[q].q = (uint8_t)(q + 1);
-      job[q].out = parts + (size_t)q * KS_SEED_LEN;
-      /* Progress is reported by the calling thread's instance only:
-       * the callback is never called concurrently.  */
-      job[q].progress = q ? NULL : progress;
-      job[q].progress_arg = progress_arg;
-      job[q].err = 0;
-    }
-  /* Instances 2.. in threads, 1 here; one that cannot get a thread
-   * runs inline, slower but with the same result.  */
-  for (q = 1; q < np; q++)
-    {
-      started[q] = !pthread_create (&tid[q], NULL, seed_thread, &job[q]);
-      if (!started[q])
-        seed_thread (&job[q]);
-    }
-  seed_thread (&job[0]);
-  for (q = 1; q < np; q++)
-    if (started[q])
-      pthread_join (tid[q], NULL);
   for (q = 0; q < np && !err; q++)
-    err = job[q].err;
+    {
+      uint8_t qb = (uint8_t)(q + 1);
+
+      err = make_salt (profile, "name", &qb, 1, keyid, kl,
+                       salts + (size_t)q * KS_SALT_LEN);
+    }
+  /* The P instances run at once, one per core: 1/P of the wall time
+   * for the owner, P full-memory instances for an attacker.  */
+  if (!err)
+    err = ks_kdf_argon2id_many (name, strlen (name), salts, np,
+                                profile->name_cost.t_cost,
+                                profile->name_cost.m_cost, parts, 0,
+                                progress, progress_arg, "name");
   if (err)
     goto leave;
 
@@ -210,11 +164,13 @@ ks_derive_key (const ks_profile_t *profile, const uint8_t *seed,
   gpg_error_t err;
   uint8_t salt[KS_SALT_LEN];
 
+  if (profile->key_cost.lanes != 1)
+    return gpg_error (GPG_ERR_INV_ARG);
   err = make_salt (profile, "key", seed, KS_SEED_LEN, NULL, 0, salt);
   if (!err)
-    err = ks_argon2id (&profile->key_cost, password, passwordlen,
-                       salt, sizeof salt, NULL, 0, NULL, 0, key, KS_KEY_LEN,
-                       progress, progress_arg, "key");
+    err = ks_kdf_argon2id (password, passwordlen, salt,
+                           profile->key_cost.t_cost, profile->key_cost.m_cost,
+                           key, progress, progress_arg, "key");
   return err;
 }
 
@@ -226,6 +182,8 @@ ks_derive_puzzle_key (const ks_profile_t *profile, const uint8_t *seed,
   uint8_t salt[KS_SALT_LEN];
   uint8_t *pass;
 
+  if (profile->puzzle_cost.lanes != 1)
+    return gpg_error (GPG_ERR_INV_ARG);
   err = make_salt (profile, "puzzle", seed, KS_SEED_LEN, NULL, 0, salt);
   if (err)
     return err;
@@ -234,9 +192,10 @@ ks_derive_puzzle_key (const ks_profile_t *profile, const uint8_t *seed,
     return gpg_error_from_syserror ();
   memcpy (pass, key, KS_KEY_LEN);
   ks_put_be32 (pass + KS_KEY_LEN, r);
-  err = ks_argon2id (&profile->puzzle_cost, pass, KS_KEY_LEN + 4,
-                     salt, sizeof salt, NULL, 0, NULL, 0, ekey, KS_KEY_LEN,
-                     NULL, NULL, "puzzle");
+  err = ks_kdf_argon2id (pass, KS_KEY_LEN + 4, salt,
+                         profile->puzzle_cost.t_cost,
+                         profile->puzzle_cost.m_cost, ekey, NULL, NULL,
+                         "puzzle");
   ks_free_secret (pass, KS_KEY_LEN + 4);
   return err;
 }
