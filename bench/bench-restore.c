@@ -54,10 +54,7 @@ static const char *const locs[] = { "bench-a", "bench-b", "bench-c" };
 static double
 now (void)
 {
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
+  return bench_clock (CLOCK_MONOTONIC);
 }
 
 static void

@@ -95,6 +95,20 @@ round_trip (size_t len, unsigned int n, unsigned int k)
   free (secret);
 }
 
+/* ks_shardset_create refuses these arguments with WANT.  */
+static void
+refused (const char *name, unsigned int n, unsigned int k,
+         const char *const *loc, gpg_err_code_t want)
+{
+  ks_shardset_t *set = NULL;
+  static const uint8_t secret[10];
+
+  T_CHECK_ERR (ks_shardset_create (prof, name, NULL, pw, 3, secret,
+                                   sizeof secret, n, k, loc, NULL, NULL,
+                                   &set), want);
+  T_CHECK (set == NULL);
+}
+
 /* 30 junk shards of every share index arrive before the honest pair
  * (a hostile location answers first): pairs are tried first, so the
  * honest pair is still among the candidates.  A wrong password first
@@ -318,29 +332,17 @@ main (void)
     }
 
   /* Bad parameters.  */
-  T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
-                                   3, 1, locs, NULL, NULL, &set),
-               GPG_ERR_INV_ARG);
-  T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
-                                   2, 3, locs, NULL, NULL, &set),
-               GPG_ERR_INV_ARG);
-  T_CHECK_ERR (ks_shardset_create (prof, "", NULL, pw, 3, secret, 10,
-                                   3, 2, locs, NULL, NULL, &set),
-               GPG_ERR_INV_NAME);
   {
-    /* One location twice, or an invalid identity: refused.  */
     const char *twice[3] = { "a", "b", "a" };
     const char *bad[3] = { "a", "b", "c d" };
 
-    T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
-                                     3, 2, twice, NULL, NULL, &set),
-                 GPG_ERR_INV_ARG);
-    T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
-                                     3, 2, bad, NULL, NULL, &set),
-                 GPG_ERR_INV_ARG);
-    T_CHECK_ERR (ks_shardset_create (prof, "item", NULL, pw, 3, secret, 10,
-                                     3, 2, NULL, NULL, NULL, &set),
-                 GPG_ERR_INV_ARG);
+    refused ("item", 3, 1, locs, GPG_ERR_INV_ARG);
+    refused ("item", 2, 3, locs, GPG_ERR_INV_ARG);
+    refused ("", 3, 2, locs, GPG_ERR_INV_NAME);
+    /* One location twice, an invalid identity, none: refused.  */
+    refused ("item", 3, 2, twice, GPG_ERR_INV_ARG);
+    refused ("item", 3, 2, bad, GPG_ERR_INV_ARG);
+    refused ("item", 3, 2, NULL, GPG_ERR_INV_ARG);
   }
   T_CHECK (set == NULL);
 
