@@ -64,6 +64,29 @@ ks_shardset_free (ks_shardset_t *set)
   gcry_free (set);
 }
 
+/* Allocate the N shards of chunk J of SET and derive their names, share
+ * I on the location LOC_IDS[I-1].  */
+static gpg_error_t
+name_chunk (ks_shardset_t *set, const uint8_t *seed,
+            const char *const *loc_ids, uint32_t j)
+{
+  gpg_error_t err;
+  size_t base = (size_t)j * set->n;
+  unsigned int i;
+
+  for (i = 0; i < set->n; i++)
+    {
+      set->shards[base + i] = gcry_malloc (set->profile->object_size);
+      if (!set->shards[base + i])
+        return gpg_error_from_syserror ();
+      err = ks_derive_shard_name (set->profile, seed, loc_ids[i], i + 1, j,
+                                  set->names[base + i]);
+      if (err)
+        return err;
+    }
+  return 0;
+}
+
 gpg_error_t
 ks_shardset_create (const ks_profile_t *profile,
                     const char *name, const char *keyid,
@@ -84,7 +107,6 @@ ks_shardset_create (const ks_profile_t *profile,
   size_t cs = ks_profile_chunk_size (profile);
   uint8_t rbuf[4], iv[KS_IV_LEN];
   uint32_t r, j;
-  unsigned int i;
 
   *r_set = NULL;
   if (!n)
@@ -152,19 +174,9 @@ ks_shardset_create (const ks_profile_t *profile,
     {
       uint8_t **shards = set->shards + (size_t)j * n;
 
-      for (i = 0; i < n; i++)
-        {
-          shards[i] = gcry_malloc (profile->object_size);
-          if (!shards[i])
-            {
-              err = gpg_error_from_syserror ();
-              goto leave;
-            }
-          err = ks_derive_shard_name (profile, seed, loc_ids[i], i + 1, j,
-                                      set->names[(size_t)j * n + i]);
-          if (err)
-            goto leave;
-        }
+      err = name_chunk (set, seed, loc_ids, j);
+      if (err)
+        goto leave;
       ks_object_chunk (profile, secret, secretlen, j, chunk);
       ks_random (iv, sizeof iv);
       err = ks_object_seal (profile, ekey, j, iv, chunk, obj);
