@@ -326,26 +326,40 @@ ks_shardstore_get (int rootfd, const char *name, size_t max,
   return err;
 }
 
-/* Remove temp files in the directory REL (relative to ROOTFD).  */
+/* Open the directory REL below ROOTFD for readdir, not following a
+ * symbolic link there.  */
 static gpg_error_t
-remove_temps (int rootfd, const char *rel, unsigned long *count)
+open_dir (int rootfd, const char *rel, DIR **r_dir)
 {
-  gpg_error_t err = 0;
-  DIR *dir = NULL;
-  struct dirent *de;
-  int fd, removed = 0;
+  gpg_error_t err;
+  int fd;
 
+  *r_dir = NULL;
   fd = ks_shardstore_openat_quiet (rootfd, rel, O_RDONLY | O_DIRECTORY
                                    | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return gpg_error_from_syserror ();
-  dir = fdopendir (fd);
-  if (!dir)
-    {
-      err = gpg_error_from_syserror ();
-      close (fd);
-      goto leave;
-    }
+  *r_dir = fdopendir (fd);
+  if (*r_dir)
+    return 0;
+  err = gpg_error_from_syserror ();
+  close (fd);
+  return err;
+}
+
+/* Remove temp files in the directory REL (relative to ROOTFD).  */
+static gpg_error_t
+remove_temps (int rootfd, const char *rel, unsigned long *count)
+{
+  gpg_error_t err;
+  DIR *dir;
+  struct dirent *de;
+  int fd, removed = 0;
+
+  err = open_dir (rootfd, rel, &dir);
+  if (err)
+    return err;
+  fd = dirfd (dir);
   while ((de = readdir (dir)))
     {
       if (strncmp (de->d_name, KS_SHARDSTORE_TMP_PREFIX,
@@ -367,8 +381,7 @@ remove_temps (int rootfd, const char *rel, unsigned long *count)
     }
 
  leave:
-  if (dir)
-    closedir (dir);
+  closedir (dir);
   return err;
 }
 
@@ -380,19 +393,10 @@ sweep_top (int rootfd, const char *top, unsigned long *count)
   DIR *mid;
   struct dirent *de;
   char rel[6];
-  int fd;
 
-  fd = ks_shardstore_openat_quiet (rootfd, top, O_RDONLY | O_DIRECTORY
-                                   | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
+  /* A level that cannot be opened is for the store check to report.  */
+  if (open_dir (rootfd, top, &mid))
     return 0;
-  mid = fdopendir (fd);
-  if (!mid)
-    {
-      err = gpg_error_from_syserror ();
-      close (fd);
-      return err;
-    }
   while ((de = readdir (mid)))
     {
       if (!ks_shardstore_pair_is_valid (de->d_name))
@@ -412,22 +416,16 @@ sweep_top (int rootfd, const char *top, unsigned long *count)
 gpg_error_t
 ks_shardstore_sweep (int rootfd, unsigned long *r_removed)
 {
-  gpg_error_t err = 0;
+  gpg_error_t err;
   DIR *top;
   struct dirent *de;
   unsigned long removed = 0;
-  int fd;
 
   if (r_removed)
     *r_removed = 0;
-  fd = dup (rootfd);
-  if (fd < 0 || !(top = fdopendir (fd)))
-    {
-      err = gpg_error_from_syserror ();
-      if (fd >= 0)
-        close (fd);
-      return err;
-    }
+  err = open_dir (rootfd, ".", &top);
+  if (err)
+    return err;
   while (!err && (de = readdir (top)))
     if (ks_shardstore_pair_is_valid (de->d_name))
       err = sweep_top (rootfd, de->d_name, &removed);
