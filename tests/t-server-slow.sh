@@ -127,7 +127,7 @@ dl=5
 for round in 1 2 3; do
   rc=0; dribble_round $dl || rc=$?
   [ $rc != 2 ] && break
-  echo "# round $round inconclusive at deadline $dl s: the machine is slow, doubling" >&2
+  echo "# round $round: not served before the earliest deadline cut ($dl s); doubling it" >&2
   dl=$((dl * 2))
 done
 eq "served at once beside 20 dribblers in 20 slots, then the deadline cut them" "$rc" 0
