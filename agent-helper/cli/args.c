@@ -239,8 +239,7 @@ ks_cli_parse_args (int *argc, char ***argv, ks_options_t *opt,
   static const char *conf_servers[KS_MAX_SERVERS_OPT + 1];
   unsigned int nservers = 0, nconf = 0;
   int extra_args = 0, in_conf = 0, rc = 0;
-  const char *home;
-  char *homebuf = NULL;
+  int have_conf;
   unsigned int i;
 
   *r_cmd = NULL;
@@ -248,21 +247,14 @@ ks_cli_parse_args (int *argc, char ***argv, ks_options_t *opt,
   for (i = 0; opts[i].short_opt; i++)
     if (opts[i].description)
       opts[i].description = _(opts[i].description);
-  home = find_homedir (*argc, *argv);
-  if (!home)
-    home = getenv ("GNUPGHOME");
-  if ((!home || !*home) && getenv ("HOME"))
-    home = homebuf = gpgrt_bsprintf ("%s/.gnupg", getenv ("HOME"));
-  if (home && *home)
-    gpgrt_set_confdir (GPGRT_CONFDIR_USER, home);
-  gpgrt_free (homebuf);
+  have_conf = ks_settings_set_confdir (find_homedir (*argc, *argv));
 
   memset (&pargs, 0, sizeof pargs);
   pargs.argc = argc;
   pargs.argv = argv;
   pargs.flags = ARGPARSE_FLAG_KEEP | ARGPARSE_FLAG_MIXED
-                | (home && *home ? ARGPARSE_FLAG_USER : 0);
-  while (!rc && gpgrt_argparser (&pargs, opts, "keysafe.conf"))
+                | (have_conf ? ARGPARSE_FLAG_USER : 0);
+  while (!rc && gpgrt_argparser (&pargs, opts, KS_SETTINGS_FILE))
     {
       switch (pargs.r_opt)
         {

@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * keysafe COMMAND [options]; COMMAND is backup, restore, check, servers,
- * upload-queued or firstboot.  Everything the user sees goes to stderr,
- * except the restored secret with --stdout and the list of `keysafe
- * servers`.
+ * upload-queued, firstboot, list or queue (options in args.c).
+ * Everything the user sees goes to stderr, except the restored secret
+ * with --stdout, the lists of `keysafe servers`, `list` and `queue`,
+ * and the status lines on --status-fd.
  */
 #include <config.h>
 #include <stdio.h>
@@ -316,9 +317,14 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
   gpg_error_t err;
   ks_fetch_result_t fres;
   ks_firstboot_result_t fbres;
+  int rc;
 
   if (!strcmp (cmd, "backup"))
-    return cmd_backup (opt, face, ui);
+    {
+      rc = cmd_backup (opt, face, ui);
+      ks_flow_queue_notice (opt, ui);
+      return rc;
+    }
   if (!strcmp (cmd, "restore"))
     {
       err = ks_flow_restore (opt, ui, face->use_stdout, &fres);
@@ -369,6 +375,9 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
       gpgrt_log_error ("%s\n", ks_cli_strusage (1));
       return 2;
     }
+  if (strcmp (cmd, "queue") && strcmp (cmd, "list")
+      && strcmp (cmd, "servers"))
+    ks_flow_queue_notice (opt, ui);
   if (err)
     {
       char text[64];

@@ -218,6 +218,11 @@ gpg_error_t ks_flow_queue (const ks_options_t *opt, const ks_ui_t *ui,
  * for them, with the age of the oldest; for every run of a face.  */
 void ks_flow_queue_notice (const ks_options_t *opt, const ks_ui_t *ui);
 
+/* Point libgpg-error's argparser at the GnuPG home HOMEDIR (NULL:
+ * $GNUPGHOME or ~/.gnupg) for keysafe.conf.  0 when there is none.  */
+#define KS_SETTINGS_FILE "keysafe.conf"
+int ks_settings_set_confdir (const char *homedir);
+
 /* Tell the backup records through ui->info: per backup a line
  * "backup <time> <profile> <fingerprint|-> <k> <n>", then one
  * "  location <i> <url>" line per location.  */

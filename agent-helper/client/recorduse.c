@@ -92,22 +92,43 @@ put_at (ks_serverlist_t *list, unsigned int pos, const char *url)
   return 0;
 }
 
+static void
+keep_line (void *arg, const char *text)
+{
+  snprintf (arg, 512, "%s", text);
+}
+
 gpg_error_t
 ks_flow_load_item_servers (const ks_options_t *opt, const ks_ui_t *ui,
                            ks_serverlist_t **r_list)
 {
   gpg_error_t err;
   ks_record_t *recs = NULL;
-  const ks_record_t *rec;
+  const ks_record_t *rec = NULL;
   size_t n = 0;
   unsigned int i, pos = 0;
+  ks_ui_t quiet;
+  char why[512];
 
-  err = ks_flow_load_servers (opt, ui, r_list);
-  if (err || opt->no_records)
-    return err;
-  if (ks_record_list (opt->homedir, &recs, &n, NULL))
-    return 0;                   /* no records: the list as it is */
-  rec = pick_record (opt, recs, n);
+  *r_list = NULL;
+  if (!opt->no_records && !ks_record_list (opt->homedir, &recs, &n, NULL))
+    rec = pick_record (opt, recs, n);
+  /* With a record, a list that is empty or cannot be read is no error:
+   * the record says where to look.  */
+  memset (&quiet, 0, sizeof quiet);
+  quiet.arg = why;
+  quiet.error = keep_line;
+  why[0] = 0;
+  err = ks_flow_load_servers (opt, rec ? &quiet : ui, r_list);
+  if (rec && err)
+    {
+      if (gpg_err_code (err) != GPG_ERR_NO_DATA)
+        ks_ui_infof (ui, "%s", why);
+      err = 0;
+      *r_list = gcry_calloc (1, sizeof **r_list);
+      if (!*r_list)
+        err = gpg_error_from_syserror ();
+    }
   for (i = 0; rec && !err && i < rec->nlocations; i++)
     {
       err = put_at (*r_list, pos, rec->locations[i]);
