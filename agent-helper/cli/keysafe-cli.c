@@ -231,8 +231,10 @@ choose_key (ks_options_t *opt, char *fprbuf, size_t fprsize)
     pick = 1;
   else if (opt->batch)
     {
-      gpgrt_log_error (_("there are %u secret keys; choose one with"
-                         " --gpgkeyid\n"), kc.count);
+      gpgrt_log_error (ngettext ("there is %u secret key; choose it with"
+                                 " --gpgkeyid\n",
+                                 "there are %u secret keys; choose one with"
+                                 " --gpgkeyid\n", kc.count), kc.count);
       return gpg_error (GPG_ERR_AMBIGUOUS_NAME);
     }
   else
@@ -309,6 +311,32 @@ home_is_missing (const char *home)
   return 1;
 }
 
+/* The commands whose answer is a list on stdout.  */
+static int
+is_listing (const char *cmd)
+{
+  return !strcmp (cmd, "servers") || !strcmp (cmd, "list")
+         || !strcmp (cmd, "queue");
+}
+
+static gpg_error_t
+run_listing (const char *cmd, const ks_options_t *opt, struct face *face,
+             ks_ui_t *ui)
+{
+  gpg_error_t err;
+
+  ui->info = face_print;
+  if (!strcmp (cmd, "servers"))
+    err = ks_flow_servers (opt, ui);
+  else if (!strcmp (cmd, "list"))
+    err = ks_flow_list (opt, ui);
+  else
+    err = ks_flow_queue (opt, ui, face->drop);
+  if (fflush (stdout) && !err)
+    err = gpg_error_from_syserror ();
+  return err;
+}
+
 /* Run CMD; returns the exit status.  */
 static int
 run_command (const char *cmd, ks_options_t *opt, struct face *face,
@@ -339,29 +367,10 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
       ks_status_check (&fres, ks_cli_status, face);
       ks_fetch_result_release (&fres);
     }
-  else if (!strcmp (cmd, "servers"))
-    {
-      ui->info = face_print;
-      err = ks_flow_servers (opt, ui);
-      if (fflush (stdout) && !err)
-        err = gpg_error_from_syserror ();
-    }
+  else if (is_listing (cmd))
+    err = run_listing (cmd, opt, face, ui);
   else if (!strcmp (cmd, "upload-queued"))
     err = ks_flow_upload_queued (opt, ui);
-  else if (!strcmp (cmd, "list"))
-    {
-      ui->info = face_print;
-      err = ks_flow_list (opt, ui);
-      if (fflush (stdout) && !err)
-        err = gpg_error_from_syserror ();
-    }
-  else if (!strcmp (cmd, "queue"))
-    {
-      ui->info = face_print;
-      err = ks_flow_queue (opt, ui, face->drop);
-      if (fflush (stdout) && !err)
-        err = gpg_error_from_syserror ();
-    }
   else if (!strcmp (cmd, "firstboot"))
     {
       err = ks_flow_firstboot (opt, ui, &fbres);
@@ -375,8 +384,7 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
       gpgrt_log_error ("%s\n", ks_cli_strusage (1));
       return 2;
     }
-  if (strcmp (cmd, "queue") && strcmp (cmd, "list")
-      && strcmp (cmd, "servers"))
+  if (!is_listing (cmd))
     ks_flow_queue_notice (opt, ui);
   if (err)
     {

@@ -253,7 +253,11 @@ ks_helper_make_options (ks_session_t *s, ks_options_t *opt)
   if (s->profile)
     opt->profile = s->profile;
   if (s->servers_set)
-    opt->servers = (const char **)s->servers;
+    {
+      /* Locations given explicitly replace those of the records.  */
+      opt->servers = (const char **)s->servers;
+      opt->no_records = 1;
+    }
   opt->batch = s->batch;
   opt->name = s->name;
 }
