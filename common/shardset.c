@@ -6,22 +6,48 @@
  */
 #include <config.h>
 #include "shardset.h"
+#include "buffer.h"
+#include "random.h"
 #include "derive.h"
 #include "object.h"
 #include "puzzle.h"
 #include "shamir.h"
 
-/* Shards held for one chunk beyond this are ignored: with M shards a
- * restore tries up to 2^M subsets.  */
-#define KS_RECOVER_MAX_PER_CHUNK 10
-/* Distinct combinations tried per chunk.  */
-#define KS_RECOVER_MAX_CANDS 128
+#include "location.h"
+
+/* Shards held for one chunk; more are refused (GPG_ERR_TOO_MANY).  */
+#define KS_RECOVER_MAX_PER_CHUNK 32
+/* Subsets of held shards visited per chunk, skipped ones included.
+ * All 496 pairs of 32 shards fit, and all pairs and triples of up to
+ * 29 shards (406 + 3654), so junk cannot push an honest subset of a
+ * 2-of-n or 3-of-n backup past the cap (doc/protocol.md section 9).  */
+#define KS_RECOVER_MAX_SUBSETS 4096
 
 static gpg_error_t
 check_nk (unsigned int n, unsigned int k)
 {
   if (k < 2 || k > n || n > KS_SHAMIR_MAX_SHARES)
     return gpg_error (GPG_ERR_INV_ARG);
+  return 0;
+}
+
+/* N valid and pairwise distinct location identities: the shares of one
+ * backup go to N different locations.  */
+static gpg_error_t
+check_locations (const char *const *loc, unsigned int n)
+{
+  unsigned int a, b;
+
+  if (!loc)
+    return gpg_error (GPG_ERR_INV_ARG);
+  for (a = 0; a < n; a++)
+    {
+      if (!ks_location_id_is_valid (loc[a]))
+        return gpg_error (GPG_ERR_INV_ARG);
+      for (b = 0; b < a; b++)
+        if (!strcmp (loc[a], loc[b]))
+          return gpg_error (GPG_ERR_INV_ARG);
+    }
   return 0;
 }
 
@@ -34,10 +60,33 @@ ks_shardset_free (ks_shardset_t *set)
     return;
   if (set->shards)
     for (idx = 0; idx < (size_t)set->nchunks * set->n; idx++)
-      gcry_free (set->shards[idx]);
-  gcry_free (set->shards);
-  gcry_free (set->names);
-  gcry_free (set);
+      ks_free (set->shards[idx]);
+  ks_free (set->shards);
+  ks_free (set->names);
+  ks_free (set);
+}
+
+/* Allocate the N shards of chunk J of SET and derive their names, share
+ * I on the location LOC_IDS[I-1].  */
+static gpg_error_t
+name_chunk (ks_shardset_t *set, const uint8_t *seed,
+            const char *const *loc_ids, uint32_t j)
+{
+  gpg_error_t err;
+  size_t base = (size_t)j * set->n;
+  unsigned int i;
+
+  for (i = 0; i < set->n; i++)
+    {
+      set->shards[base + i] = ks_malloc (set->profile->object_size);
+      if (!set->shards[base + i])
+        return gpg_error_from_syserror ();
+      err = ks_derive_shard_name (set->profile, seed, loc_ids[i], i + 1, j,
+                                  set->names[base + i]);
+      if (err)
+        return err;
+    }
+  return 0;
 }
 
 gpg_error_t
@@ -46,12 +95,13 @@ ks_shardset_create (const ks_profile_t *profile,
                     const void *password, size_t passwordlen,
                     const uint8_t *secret, size_t secretlen,
                     unsigned int n, unsigned int k,
+                    const char *const *loc_ids,
                     ks_progress_cb_t progress, void *progress_arg,
                     ks_shardset_t **r_set)
 {
   gpg_error_t err;
   ks_shardset_t *set = NULL;
-  uint8_t seed[KS_SEED_LEN];
+  uint8_t *seed = NULL;         /* N, secure */
   uint8_t *key = NULL;          /* K, secure */
   uint8_t *ekey = NULL;         /* E, secure */
   uint8_t *chunk = NULL;        /* plaintext chunk, secure */
@@ -59,7 +109,6 @@ ks_shardset_create (const ks_profile_t *profile,
   size_t cs = ks_profile_chunk_size (profile);
   uint8_t rbuf[4], iv[KS_IV_LEN];
   uint32_t r, j;
-  unsigned int i;
 
   *r_set = NULL;
   if (!n)
@@ -67,6 +116,8 @@ ks_shardset_create (const ks_profile_t *profile,
   if (!k)
     k = profile->threshold;
   err = check_nk (n, k);
+  if (!err)
+    err = check_locations (loc_ids, n);
   if (err)
     goto leave;
   if (!name || !*name)
@@ -75,7 +126,7 @@ ks_shardset_create (const ks_profile_t *profile,
       goto leave;
     }
 
-  set = gcry_calloc (1, sizeof *set);
+  set = ks_calloc (1, sizeof *set);
   if (!set)
     {
       err = gpg_error_from_syserror ();
@@ -88,13 +139,15 @@ ks_shardset_create (const ks_profile_t *profile,
   err = ks_object_count (profile, secretlen, &set->nchunks);
   if (err)
     goto leave;
-  set->names = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->names);
-  set->shards = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
-  key = gcry_malloc_secure (KS_KEY_LEN);
-  ekey = gcry_malloc_secure (KS_KEY_LEN);
-  chunk = gcry_malloc_secure (cs);
-  obj = gcry_malloc (profile->object_size);
-  if (!set->names || !set->shards || !key || !ekey || !chunk || !obj)
+  set->names = ks_calloc ((size_t)set->nchunks * n, sizeof *set->names);
+  set->shards = ks_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
+  seed = ks_malloc_secure (KS_SEED_LEN);
+  key = ks_malloc_secure (KS_KEY_LEN);
+  ekey = ks_malloc_secure (KS_KEY_LEN);
+  chunk = ks_malloc_secure (cs);
+  obj = ks_malloc (profile->object_size);
+  if (!set->names || !set->shards || !seed || !key || !ekey || !chunk
+      || !obj)
     {
       err = gpg_error_from_syserror ();
       goto leave;
@@ -103,7 +156,7 @@ ks_shardset_create (const ks_profile_t *profile,
   err = ks_derive_seed (profile, name, keyid, seed, progress, progress_arg);
   if (err)
     goto leave;
-  err = ks_derive_key (profile, name, password, passwordlen, key,
+  err = ks_derive_key (profile, seed, password, passwordlen, key,
                        progress, progress_arg);
   if (err)
     goto leave;
@@ -111,7 +164,7 @@ ks_shardset_create (const ks_profile_t *profile,
   /* The puzzle: R is the first randomness drawn.  */
   ks_random (rbuf, sizeof rbuf);
   r = ks_get_be32 (rbuf) & (uint32_t)(((uint64_t)1 << profile->puzzle_bits) - 1);
-  err = ks_derive_puzzle_key (profile, name, key, r, ekey);
+  err = ks_derive_puzzle_key (profile, seed, key, r, ekey);
   ks_wipe (rbuf, sizeof rbuf);
   r = 0;
   if (err)
@@ -123,16 +176,9 @@ ks_shardset_create (const ks_profile_t *profile,
     {
       uint8_t **shards = set->shards + (size_t)j * n;
 
-      for (i = 0; i < n; i++)
-        {
-          shards[i] = gcry_malloc (profile->object_size);
-          if (!shards[i])
-            {
-              err = gpg_error_from_syserror ();
-              goto leave;
-            }
-          ks_derive_shard_name (seed, i + 1, j, set->names[(size_t)j * n + i]);
-        }
+      err = name_chunk (set, seed, loc_ids, j);
+      if (err)
+        goto leave;
       ks_object_chunk (profile, secret, secretlen, j, chunk);
       ks_random (iv, sizeof iv);
       err = ks_object_seal (profile, ekey, j, iv, chunk, obj);
@@ -147,11 +193,11 @@ ks_shardset_create (const ks_profile_t *profile,
   set = NULL;
 
  leave:
-  ks_wipe (seed, sizeof seed);
+  ks_free_secret (seed, KS_SEED_LEN);
   ks_free_secret (key, KS_KEY_LEN);
   ks_free_secret (ekey, KS_KEY_LEN);
   ks_free_secret (chunk, cs);
-  gcry_free (obj);
+  ks_free (obj);
   ks_shardset_free (set);
   return err;
 }
@@ -168,10 +214,10 @@ struct held_shard
   uint8_t *data;
 };
 
+/* Allocated in secure memory: SEED is half of what opens a backup.  */
 struct ks_recover
 {
   const ks_profile_t *profile;
-  char *name;
   uint8_t seed[KS_SEED_LEN];
   struct held_shard *held;
   size_t nheld;
@@ -180,6 +226,7 @@ struct ks_recover
   uint8_t *chunk0;              /* after unlock, secure */
   size_t secretlen;
   uint32_t nchunks;
+  int keyed;                    /* EKEY given: no KDF, no puzzle */
   int unlocked;
 };
 
@@ -195,16 +242,11 @@ ks_recover_new (const ks_profile_t *profile, const char *name,
   *r_rec = NULL;
   if (!name || !*name)
     return gpg_error (GPG_ERR_INV_NAME);
-  rec = gcry_calloc (1, sizeof *rec);
+  rec = ks_malloc_secure (sizeof *rec);
   if (!rec)
     return gpg_error_from_syserror ();
+  memset (rec, 0, sizeof *rec);
   rec->profile = profile;
-  rec->name = gcry_strdup (name);
-  if (!rec->name)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
   err = ks_derive_seed (profile, name, keyid, rec->seed,
                         progress, progress_arg);
   if (err)
@@ -217,6 +259,32 @@ ks_recover_new (const ks_profile_t *profile, const char *name,
   return err;
 }
 
+gpg_error_t
+ks_recover_new_with_key (const ks_profile_t *profile, const uint8_t *ekey,
+                         ks_recover_t **r_rec)
+{
+  ks_recover_t *rec;
+
+  *r_rec = NULL;
+  rec = ks_malloc_secure (sizeof *rec);
+  if (!rec)
+    return gpg_error_from_syserror ();
+  memset (rec, 0, sizeof *rec);
+  rec->profile = profile;
+  rec->ekey = ks_malloc_secure (KS_KEY_LEN);
+  if (!rec->ekey)
+    {
+      gpg_error_t err = gpg_error_from_syserror ();
+
+      ks_recover_free (rec);
+      return err;
+    }
+  memcpy (rec->ekey, ekey, KS_KEY_LEN);
+  rec->keyed = 1;
+  *r_rec = rec;
+  return 0;
+}
+
 void
 ks_recover_free (ks_recover_t *rec)
 {
@@ -225,13 +293,12 @@ ks_recover_free (ks_recover_t *rec)
   if (!rec)
     return;
   for (h = 0; h < rec->nheld; h++)
-    gcry_free (rec->held[h].data);
-  gcry_free (rec->held);
+    ks_free (rec->held[h].data);
+  ks_free (rec->held);
   ks_wipe (rec->seed, sizeof rec->seed);
   ks_free_secret (rec->ekey, KS_KEY_LEN);
   ks_free_secret (rec->chunk0, ks_profile_chunk_size (rec->profile));
-  gcry_free (rec->name);
-  gcry_free (rec);
+  ks_free_secret (rec, sizeof *rec);
 }
 
 const ks_profile_t *
@@ -240,11 +307,11 @@ ks_recover_profile (ks_recover_t *rec)
   return rec->profile;
 }
 
-void
-ks_recover_shard_name (ks_recover_t *rec, unsigned int i, uint32_t j,
-                       char *hex)
+gpg_error_t
+ks_recover_shard_name (ks_recover_t *rec, const char *loc,
+                       unsigned int i, uint32_t j, char *hex)
 {
-  ks_derive_shard_name (rec->seed, i, j, hex);
+  return ks_derive_shard_name (rec->profile, rec->seed, loc, i, j, hex);
 }
 
 unsigned int
@@ -281,14 +348,14 @@ ks_recover_add_shard (ks_recover_t *rec, uint32_t j, unsigned int i,
     {
       size_t na = rec->allocheld ? 2 * rec->allocheld : 8;
 
-      p = gcry_realloc (rec->held, na * sizeof *p);
+      p = ks_realloc (rec->held, na * sizeof *p);
       if (!p)
         return gpg_error_from_syserror ();
       rec->held = p;
       rec->allocheld = na;
     }
   p = &rec->held[rec->nheld];
-  p->data = gcry_malloc (len);
+  p->data = ks_malloc (len);
   if (!p->data)
     return gpg_error_from_syserror ();
   memcpy (p->data, data, len);
@@ -298,11 +365,54 @@ ks_recover_add_shard (ks_recover_t *rec, uint32_t j, unsigned int i,
   return 0;
 }
 
+/* Advance IDX[0..S) to the next S-subset of 0..M-1 in lexicographic
+ * order; 0 when there is none.  */
+static int
+next_subset (unsigned int *idx, unsigned int s, unsigned int m)
+{
+  unsigned int a, b;
+
+  for (a = s; a-- > 0;)
+    if (idx[a] < m - s + a)
+      {
+        idx[a]++;
+        for (b = a + 1; b < s; b++)
+          idx[b] = idx[b - 1] + 1;
+        return 1;
+      }
+  return 0;
+}
+
+/* Combine the subset IDX[0..S) of SH/XS into BUF unless two of its
+ * shards share an index; *R_USED tells whether it did.  */
+static gpg_error_t
+combine_subset (const uint8_t *const *sh, const uint8_t *xs,
+                const unsigned int *idx, unsigned int s, size_t olen,
+                uint8_t *buf, int *r_used)
+{
+  const uint8_t *sub[KS_RECOVER_MAX_PER_CHUNK];
+  uint8_t subx[KS_RECOVER_MAX_PER_CHUNK];
+  unsigned int a, b;
+
+  *r_used = 0;
+  for (a = 0; a < s; a++)
+    {
+      for (b = 0; b < a; b++)
+        if (subx[b] == xs[idx[a]])
+          return 0;
+      sub[a] = sh[idx[a]];
+      subx[a] = xs[idx[a]];
+    }
+  *r_used = 1;
+  return ks_shamir_combine (sub, subx, s, olen, buf);
+}
+
 /* Every distinct object that some subset of two or more shards of chunk
- * J with distinct x combines into.  With honest shards all subsets give
+ * J with distinct x combines into.  Subsets are visited by size, pairs
+ * first, and within a size in lexicographic order of arrival; at most
+ * KS_RECOVER_MAX_SUBSETS of them.  With honest shards all subsets give
  * the same object, so this is usually one candidate; a corrupt shard
- * adds wrong ones but cannot remove the right one while an honest
- * subset of threshold size exists.  */
+ * adds wrong ones but cannot remove the right one.  */
 static gpg_error_t
 make_candidates (ks_recover_t *rec, uint32_t j,
                  uint8_t ***r_cands, size_t *r_ncands)
@@ -311,12 +421,12 @@ make_candidates (ks_recover_t *rec, uint32_t j,
   size_t olen = rec->profile->object_size;
   const uint8_t *sh[KS_RECOVER_MAX_PER_CHUNK];
   uint8_t xs[KS_RECOVER_MAX_PER_CHUNK];
-  const uint8_t *sub[KS_RECOVER_MAX_PER_CHUNK];
-  uint8_t subx[KS_RECOVER_MAX_PER_CHUNK];
-  unsigned int m = 0, mask, b, cnt;
+  unsigned int idx[KS_RECOVER_MAX_PER_CHUNK];
+  unsigned int m = 0, s, a, visited = 0;
   uint8_t **cands = NULL;
   size_t ncands = 0, c, h;
   uint8_t *buf = NULL;
+  int used;
 
   *r_cands = NULL;
   *r_ncands = 0;
@@ -330,58 +440,49 @@ make_candidates (ks_recover_t *rec, uint32_t j,
   if (m < 2)
     return gpg_error (GPG_ERR_NO_DATA);
 
-  cands = gcry_calloc (KS_RECOVER_MAX_CANDS, sizeof *cands);
+  cands = ks_calloc (KS_RECOVER_MAX_SUBSETS, sizeof *cands);
   if (!cands)
     return gpg_error_from_syserror ();
 
-  for (mask = 1; mask < (1u << m) && ncands < KS_RECOVER_MAX_CANDS; mask++)
+  for (s = 2; s <= m && visited < KS_RECOVER_MAX_SUBSETS; s++)
     {
-      int dup = 0;
-
-      for (b = 0, cnt = 0; b < m; b++)
-        if (mask & (1u << b))
-          {
-            for (c = 0; c < cnt; c++)
-              if (subx[c] == xs[b])
-                dup = 1;
-            sub[cnt] = sh[b];
-            subx[cnt] = xs[b];
-            cnt++;
-          }
-      if (cnt < 2 || dup)
-        continue;
-      if (!buf)
+      for (a = 0; a < s; a++)
+        idx[a] = a;
+      do
         {
-          buf = gcry_malloc (olen);
-          if (!buf)
+          visited++;
+          if (!buf && !(buf = ks_malloc (olen)))
             {
               err = gpg_error_from_syserror ();
               goto leave;
             }
+          err = combine_subset (sh, xs, idx, s, olen, buf, &used);
+          if (err)
+            goto leave;
+          if (!used)
+            continue;
+          for (c = 0; c < ncands; c++)
+            if (!memcmp (cands[c], buf, olen))
+              break;
+          if (c == ncands)
+            {
+              cands[ncands++] = buf;
+              buf = NULL;
+            }
         }
-      err = ks_shamir_combine (sub, subx, cnt, olen, buf);
-      if (err)
-        goto leave;
-      for (c = 0; c < ncands; c++)
-        if (!memcmp (cands[c], buf, olen))
-          break;
-      if (c == ncands)
-        {
-          cands[ncands++] = buf;
-          buf = NULL;
-        }
+      while (visited < KS_RECOVER_MAX_SUBSETS && next_subset (idx, s, m));
     }
   *r_cands = cands;
   *r_ncands = ncands;
   cands = NULL;
 
  leave:
-  gcry_free (buf);
+  ks_free (buf);
   if (cands)
     {
       for (c = 0; c < ncands; c++)
-        gcry_free (cands[c]);
-      gcry_free (cands);
+        ks_free (cands[c]);
+      ks_free (cands);
     }
   return err;
 }
@@ -392,8 +493,22 @@ free_candidates (uint8_t **cands, size_t ncands)
   size_t c;
 
   for (c = 0; c < ncands; c++)
-    gcry_free (cands[c]);
-  gcry_free (cands);
+    ks_free (cands[c]);
+  ks_free (cands);
+}
+
+/* Open chunk J with the known key from any of its candidates into
+ * CHUNK; GPG_ERR_CHECKSUM when none verifies.  */
+static gpg_error_t
+open_chunk (ks_recover_t *rec, uint32_t j, uint8_t **cands, size_t ncands,
+            uint8_t *chunk)
+{
+  gpg_error_t err = gpg_error (GPG_ERR_CHECKSUM);
+  size_t c;
+
+  for (c = 0; c < ncands && err; c++)
+    err = ks_object_open (rec->profile, rec->ekey, j, cands[c], chunk);
+  return err;
 }
 
 gpg_error_t
@@ -413,24 +528,32 @@ ks_recover_unlock (ks_recover_t *rec,
   err = make_candidates (rec, 0, &cands, &ncands);
   if (err)
     goto leave;
-  key = gcry_malloc_secure (KS_KEY_LEN);
+  key = ks_malloc_secure (KS_KEY_LEN);
   if (!rec->ekey)
-    rec->ekey = gcry_malloc_secure (KS_KEY_LEN);
+    rec->ekey = ks_malloc_secure (KS_KEY_LEN);
   if (!rec->chunk0)
-    rec->chunk0 = gcry_malloc_secure (cs);
+    rec->chunk0 = ks_malloc_secure (cs);
   if (!key || !rec->ekey || !rec->chunk0)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  err = ks_derive_key (rec->profile, rec->name, password, passwordlen, key,
-                       progress, progress_arg);
-  if (err)
-    goto leave;
-  err = ks_puzzle_solve (rec->profile, rec->name, key,
-                         (const uint8_t *const *)cands, ncands, nthreads,
-                         rec->ekey, rec->chunk0, &which,
-                         progress, progress_arg);
+  if (rec->keyed)
+    {
+      err = open_chunk (rec, 0, cands, ncands, rec->chunk0);
+      if (gpg_err_code (err) == GPG_ERR_CHECKSUM)
+        err = gpg_error (GPG_ERR_BAD_PASSPHRASE);
+    }
+  else
+    {
+      err = ks_derive_key (rec->profile, rec->seed, password, passwordlen,
+                           key, progress, progress_arg);
+      if (!err)
+        err = ks_puzzle_solve (rec->profile, rec->seed, key,
+                               (const uint8_t *const *)cands, ncands,
+                               nthreads, rec->ekey, rec->chunk0, &which,
+                               progress, progress_arg);
+    }
   if (err)
     goto leave;
   err = ks_object_secret_len (rec->profile, rec->chunk0, &rec->secretlen);
@@ -452,63 +575,69 @@ ks_recover_nchunks (ks_recover_t *rec)
   return rec->unlocked ? rec->nchunks : 0;
 }
 
+/* Copy the secret's bytes in chunk J (CHUNK, opened) to their place in
+ * SECRET; the bytes past the secret must be zero padding.  */
+static gpg_error_t
+take_chunk (ks_recover_t *rec, uint32_t j, const uint8_t *chunk,
+            uint8_t *secret)
+{
+  size_t cs = ks_profile_chunk_size (rec->profile);
+  size_t start = (size_t)j * cs, end = 4 + rec->secretlen;
+  size_t from = start < 4 ? 4 - start : 0;   /* chunk 0 starts with len */
+  size_t to = end > start ? (end - start < cs ? end - start : cs) : 0;
+  size_t pos;
+
+  if (to < from)
+    to = from;
+  for (pos = to; pos < cs; pos++)
+    if (chunk[pos])
+      return gpg_error (GPG_ERR_INV_DATA);   /* not our format */
+  if (to > from)
+    memcpy (secret + start + from - 4, chunk + from, to - from);
+  return 0;
+}
+
 gpg_error_t
 ks_recover_finish (ks_recover_t *rec, uint8_t **r_secret, size_t *r_len)
 {
   gpg_error_t err = 0;
-  const ks_profile_t *profile = rec->profile;
-  size_t cs = ks_profile_chunk_size (profile);
-  size_t streamlen, pos, take;
-  uint8_t *stream = NULL;        /* len prefix || secret || padding */
-  uint8_t *secret = NULL;
+  size_t cs = ks_profile_chunk_size (rec->profile);
+  ks_buf_t *out = NULL;
+  uint8_t *secret, *chunk = NULL;
   uint8_t **cands = NULL;
-  size_t ncands = 0, c;
+  size_t ncands = 0;
   uint32_t j;
 
   *r_secret = NULL;
   *r_len = 0;
   if (!rec->unlocked)
     return gpg_error (GPG_ERR_INV_STATE);
-
-  streamlen = (size_t)rec->nchunks * cs;
-  stream = gcry_malloc_secure (streamlen);
-  secret = gcry_malloc_secure (rec->secretlen ? rec->secretlen : 1);
-  if (!stream || !secret)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  memcpy (stream, rec->chunk0, cs);
-  for (j = 1; j < rec->nchunks; j++)
+  /* The secret is assembled in place in a secure buffer and handed over
+   * whole: no copy of it is made on the way out.  */
+  err = ks_buf_new (rec->secretlen, 1, &out);
+  if (!err)
+    err = ks_buf_reserve (out, rec->secretlen, &secret);
+  if (!err)
+    err = take_chunk (rec, 0, rec->chunk0, secret);
+  if (!err && rec->nchunks > 1 && !(chunk = ks_malloc_secure (cs)))
+    err = gpg_error_from_syserror ();
+  for (j = 1; !err && j < rec->nchunks; j++)
     {
       err = make_candidates (rec, j, &cands, &ncands);
-      if (err)
-        goto leave;
-      err = gpg_error (GPG_ERR_CHECKSUM);
-      for (c = 0; c < ncands && err; c++)
-        err = ks_object_open (profile, rec->ekey, j, cands[c],
-                              stream + (size_t)j * cs);
+      if (!err)
+        err = open_chunk (rec, j, cands, ncands, chunk);
       free_candidates (cands, ncands);
       cands = NULL;
-      if (err)
-        goto leave;
+      ncands = 0;
+      if (!err)
+        err = take_chunk (rec, j, chunk, secret);
     }
-
-  /* The padding must be zero: anything else is not our format.  */
-  take = rec->secretlen;
-  for (pos = 4 + take; pos < streamlen; pos++)
-    if (stream[pos])
-      {
-        err = gpg_error (GPG_ERR_INV_DATA);
-        goto leave;
-      }
-  memcpy (secret, stream + 4, take);
-  *r_secret = secret;
-  *r_len = take;
-  secret = NULL;
-
- leave:
-  ks_free_secret (stream, streamlen);
-  ks_free_secret (secret, rec->secretlen ? rec->secretlen : 1);
+  if (!err)
+    err = ks_buf_detach (out, r_secret, r_len);
+  /* An empty secret still comes back as memory the caller may free.  */
+  if (!err && !*r_secret && !(*r_secret = ks_malloc_secure (1)))
+    err = gpg_error_from_syserror ();
+  ks_free_secret (chunk, cs);
+  ks_buf_free (out);
   return err;
 }

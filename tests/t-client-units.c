@@ -111,14 +111,23 @@ test_loopback (void)
 static void
 test_keyid (void)
 {
-  char out[17];
+  char out[KS_KEYID_BUFSIZE];
 
-  T_OK (ks_gpg_canon_keyid ("E44133F8049C78434874247C4A153F50D61F86FA", out));
-  T_CHECK (!strcmp (out, "4A153F50D61F86FA"));
-  T_OK (ks_gpg_canon_keyid ("0x4a153f50d61f86fa", out));
-  T_CHECK (!strcmp (out, "4A153F50D61F86FA"));
-  T_CHECK_ERR (ks_gpg_canon_keyid ("D61F86FA", out), GPG_ERR_INV_USER_ID);
-  T_CHECK_ERR (ks_gpg_canon_keyid ("alice@example.org", out),
+  /* Protocol 2 binds to the fingerprint.  */
+  T_OK (ks_gpg_canon_keyid (NULL, "e44133f8049c78434874247c4a153f50d61f86fa",
+                            out));
+  T_CHECK (!strcmp (out, "E44133F8049C78434874247C4A153F50D61F86FA"));
+  T_OK (ks_gpg_canon_keyid (NULL, "0x0123456789abcdef0123456789abcdef"
+                            "0123456789abcdef0123456789abcdef", out));
+  T_CHECK (!strcmp (out, "0123456789ABCDEF0123456789ABCDEF"
+                    "0123456789ABCDEF0123456789ABCDEF"));
+  /* A long key id GnuPG does not know is refused, not truncated.  */
+  T_CHECK_ERR (ks_gpg_canon_keyid ("/nonexistent/keysafe-gnupg",
+                                   "0x4a153f50d61f86fa", out),
+               GPG_ERR_NO_PUBKEY);
+  T_CHECK_ERR (ks_gpg_canon_keyid (NULL, "D61F86FA", out),
+               GPG_ERR_INV_USER_ID);
+  T_CHECK_ERR (ks_gpg_canon_keyid (NULL, "alice@example.org", out),
                GPG_ERR_INV_USER_ID);
 }
 

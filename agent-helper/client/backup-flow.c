@@ -182,7 +182,7 @@ get_bound_keyid (const ks_options_t *opt, const ks_ui_t *ui, const char *fpr,
       ks_ui_errorf (ui, _("--bind-keyid needs --gpgkeyid"));
       return gpg_error (GPG_ERR_MISSING_VALUE);
     }
-  err = ks_flow_keyid (ui, src, keyidbuf);
+  err = ks_flow_keyid (opt, ui, src, keyidbuf);
   if (err)
     return err;
   *r_keyid = keyidbuf;
@@ -279,12 +279,13 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   const ks_profile_t *profile;
   ks_serverlist_t *list = NULL;
   const ks_server_t *servers[KS_SHAMIR_MAX_SHARES];
+  const char *locs[KS_SHAMIR_MAX_SHARES];
   int ok[KS_SHAMIR_MAX_SHARES];
-  unsigned int n, k, attempt;
+  unsigned int n, k, i, attempt;
   uint8_t *own = NULL;
   size_t ownlen = 0;
   char *fpr = NULL, *pw = NULL;
-  char keyidbuf[17];
+  char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid = NULL;
   ks_shardset_t *set = NULL;
   ks_xfer_t *x = NULL;
@@ -332,8 +333,10 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
     {
       ks_ui_infof (ui, _("deriving keys with profile '%s'..."),
                    profile->name);
+      for (i = 0; i < n; i++)
+        locs[i] = servers[i]->url;
       err = ks_shardset_create (profile, r->name, keyid, pw, strlen (pw),
-                                secret, secretlen, n, k,
+                                secret, secretlen, n, k, locs,
                                 ks_ui_progress_cb, (void *)ui, &set);
       if (err)
         {

@@ -12,7 +12,7 @@
 #include "queue.h"
 #include "gpg.h"
 #include "flowutil.h"
-#include "atomicfile.h"
+#include "file.h"
 
 #define QUEUE_MAGIC "keysafe-queue-1 "
 #define QUEUE_MAX_FILE (KS_MAX_SECRET + 4096)
@@ -38,17 +38,6 @@ ks_queue_dir (const char *homedir, char **r_dir)
   return err;
 }
 
-static int
-is_shard_name (const char *s)
-{
-  size_t i;
-
-  for (i = 0; i < KS_NAME_HEX_LEN; i++)
-    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-      return 0;
-  return !s[i];
-}
-
 gpg_error_t
 ks_queue_add (const char *homedir, const char *url,
               const char *name, const uint8_t *data, size_t len)
@@ -58,7 +47,7 @@ ks_queue_add (const char *homedir, const char *url,
   struct iovec iov[4];
   size_t n;
 
-  if (!is_shard_name (name) || strchr (url, '\n'))
+  if (!ks_name_is_valid (name, strlen (name)) || strchr (url, '\n'))
     return gpg_error (GPG_ERR_INV_ARG);
   err = ks_queue_dir (homedir, &dir);
   if (err)
@@ -84,7 +73,7 @@ ks_queue_add (const char *homedir, const char *url,
   iov[2].iov_len = 1;
   iov[3].iov_base = (void *)data;
   iov[3].iov_len = len;
-  err = ks_atomic_write (path, iov, KS_DIM (iov));
+  err = ks_file_write_atomic (path, iov, KS_DIM (iov));
 
  leave:
   gcry_free (dir);
@@ -92,69 +81,75 @@ ks_queue_add (const char *homedir, const char *url,
   return err;
 }
 
-static gpg_error_t
-read_entry (const char *path, const char *name, ks_queue_entry_t *e)
+gpg_error_t
+ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
 {
-  gpg_error_t err = 0;
-  int fd;
-  uint8_t *buf = NULL;
-  size_t len = 0, ml = strlen (QUEUE_MAGIC);
-  ssize_t n;
-  uint8_t *nl;
+  gpg_error_t err;
+  ks_buf_t in;
+  char magic[sizeof QUEUE_MAGIC - 1];
+  size_t urlsize;
 
   memset (e, 0, sizeof *e);
-  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
+  ks_buf_view (&in, bytes, len);
+  err = ks_buf_get_bytes (&in, magic, sizeof magic);
+  if (err || memcmp (magic, QUEUE_MAGIC, sizeof magic)
+      || !memchr (ks_buf_ptr (&in), '\n', ks_buf_left (&in)))
+    return gpg_error (GPG_ERR_INV_DATA);
+  urlsize = ks_buf_left (&in) + 1;
+  e->url = ks_malloc (urlsize);
+  if (!e->url)
     return gpg_error_from_syserror ();
-  buf = gcry_malloc (QUEUE_MAX_FILE);
-  if (!buf)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  while (len < QUEUE_MAX_FILE
-         && (n = read (fd, buf + len, QUEUE_MAX_FILE - len)) != 0)
-    {
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      len += n;
-    }
-  if (len < ml || memcmp (buf, QUEUE_MAGIC, ml)
-      || !(nl = memchr (buf + ml, '\n', len - ml)))
+  err = ks_buf_get_line (&in, e->url, urlsize);
+  if (err)
     {
       err = gpg_error (GPG_ERR_INV_DATA);
       goto leave;
     }
-  e->url = gcry_malloc ((nl - buf) - ml + 1);
-  e->path = gcry_strdup (path);
-  e->len = len - (nl + 1 - buf);
-  e->data = gcry_malloc (e->len ? e->len : 1);
-  if (!e->url || !e->path || !e->data)
+  e->len = ks_buf_left (&in);
+  e->data = ks_malloc (e->len ? e->len : 1);
+  if (!e->data)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  memcpy (e->url, buf + ml, (nl - buf) - ml);
-  e->url[(nl - buf) - ml] = 0;
-  memcpy (e->data, nl + 1, e->len);
-  memcpy (e->name, name, KS_NAME_HEX_LEN + 1);
+  err = ks_buf_get_bytes (&in, e->data, e->len);
 
  leave:
   if (err)
     {
-      gcry_free (e->url);
-      gcry_free (e->path);
-      gcry_free (e->data);
+      ks_free (e->url);
+      ks_free (e->data);
       memset (e, 0, sizeof *e);
     }
-  gcry_free (buf);
-  close (fd);
   return err;
+}
+
+static gpg_error_t
+read_entry (const char *path, const char *name, ks_queue_entry_t *e)
+{
+  gpg_error_t err;
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+
+  memset (e, 0, sizeof *e);
+  err = ks_file_read (path, QUEUE_MAX_FILE, 0, &bytes, &len);
+  if (err)
+    return err;
+  err = ks_queue_parse_entry (bytes, len, e);
+  ks_free (bytes);
+  if (err)
+    return err;
+  e->path = ks_strdup (path);
+  if (!e->path)
+    {
+      err = gpg_error_from_syserror ();
+      ks_free (e->url);
+      ks_free (e->data);
+      memset (e, 0, sizeof *e);
+      return err;
+    }
+  memcpy (e->name, name, KS_NAME_HEX_LEN + 1);
+  return 0;
 }
 
 void
@@ -166,11 +161,11 @@ ks_queue_list_free (ks_queue_entry_t *list, size_t count)
     return;
   for (i = 0; i < count; i++)
     {
-      gcry_free (list[i].path);
-      gcry_free (list[i].url);
-      gcry_free (list[i].data);
+      ks_free (list[i].path);
+      ks_free (list[i].url);
+      ks_free (list[i].data);
     }
-  gcry_free (list);
+  ks_free (list);
 }
 
 gpg_error_t
@@ -198,7 +193,7 @@ ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
     }
   while ((de = readdir (d)) && count < KS_QUEUE_MAX)
     {
-      if (!is_shard_name (de->d_name))
+      if (!ks_name_is_valid (de->d_name, strlen (de->d_name)))
         continue;
       if (count == alloc)
         {

@@ -21,13 +21,18 @@ typedef struct ks_queue_entry
   size_t len;
 } ks_queue_entry_t;
 
-/* The queue directory for HOMEDIR (NULL = GnuPG's default), malloc'd
- * with gcry_malloc.  */
+/* The queue directory for HOMEDIR (NULL = GnuPG's default).  */
 gpg_error_t ks_queue_dir (const char *homedir, char **r_dir);
 
 /* Queue shard NAME with DATA for server URL.  */
 gpg_error_t ks_queue_add (const char *homedir, const char *url,
                           const char *name, const uint8_t *data, size_t len);
+
+/* Parse the LEN bytes of a queue file into E (url, data; not path or
+ * name, which come from the file's place).  GPG_ERR_INV_DATA when they
+ * are not a queue entry.  */
+gpg_error_t ks_queue_parse_entry (const uint8_t *bytes, size_t len,
+                                  ks_queue_entry_t *e);
 
 /* All entries (at most KS_QUEUE_MAX), in directory order.  */
 #define KS_QUEUE_MAX 100000
