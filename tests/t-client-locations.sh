@@ -42,6 +42,8 @@ kso ()
 
 ok "backup to the three directories of keysafe.conf" \
    kso backup --gpgkeyid "$FPR" --name "$NAME" --passphrase-file "$T_WORK/pw"
+grep_in "status: PROGRESS lines in gpg's format" \
+        '^\[KEYSAFE:\] PROGRESS [a-z]* ? [0-9]* [0-9]*$' "$T_WORK/status"
 grep_in "status: all three stored" \
         '^\[KEYSAFE:\] BACKUP_RESULT test 3 3 2 0 restorable$' "$T_WORK/status"
 for i in 1 2 3; do

@@ -31,6 +31,8 @@ struct face
   int use_stdin;                /* backup --stdin */
   int use_stdout;               /* restore --stdout */
   const char *drop;             /* queue --drop LOCATION */
+  char status_what[16];         /* the last PROGRESS status line: */
+  unsigned int status_pct;      /* its step and percent */
   ks_progress_t progress;
 };
 

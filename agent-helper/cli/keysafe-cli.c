@@ -18,12 +18,33 @@
 #include "password.h"
 #include "render.h"
 
+/* gpg's PROGRESS status line, once per percent of a step.  */
+static void
+status_progress (struct face *face, const char *what, uint64_t done,
+                 uint64_t total)
+{
+  unsigned int pct = total ? (unsigned int)(done * 100 / total) : 0;
+  char text[96];
+
+  if (face->status_fd < 0)
+    return;
+  if (!strncmp (face->status_what, what, sizeof face->status_what - 1)
+      && pct == face->status_pct)
+    return;
+  snprintf (face->status_what, sizeof face->status_what, "%s", what);
+  face->status_pct = pct;
+  snprintf (text, sizeof text, "%.40s ? %llu %llu", what,
+            (unsigned long long)done, (unsigned long long)total);
+  ks_cli_status (face, "PROGRESS", text);
+}
+
 static void
 face_progress (void *arg, const char *what, uint64_t done, uint64_t total)
 {
   struct face *face = arg;
 
   ks_progress_update (&face->progress, what, done, total);
+  status_progress (face, what, done, total);
 }
 
 static void
