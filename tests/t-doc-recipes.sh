@@ -18,10 +18,9 @@
 #    passwords through tests/fake-pinentry.sh;
 #  - HOME a temporary folder with ~/.private/item-name and
 #    ~/.private/password, as doc/gnupg-integration.md describes them.
-# The test profile: until keysafe reads $GNUPGHOME/keysafe.conf, a
-# two-line script per program in a folder before the bindir on PATH
-# execs the installed program with --profile test (the default profile
-# takes many minutes).  A recipe fails on a non-zero exit, on an ERR line
+# The test profile: a "profile test" line in the GnuPG home's
+# keysafe.conf, which keysafe and keysafe-helper both read (the default
+# profile takes many minutes).  A recipe fails on a non-zero exit, on an ERR line
 # or a gpg-connect-agent connection error in its output, and a
 # gpg-connect-agent recipe must get at least one D line or OK.
 
@@ -38,12 +37,6 @@ SBINDIR=$(dirname "$(find "$INST" -path '*/sbin/keysafe-server' -type f | head -
 [ -x "$BINDIR/keysafe-helper" ] && [ -x "$SBINDIR/keysafe-server" ] \
   || { echo "ERROR: the install lacks a program" >&2; exit 99; }
 SERVER="$SBINDIR/keysafe-server"
-PROFILEDIR="$T_WORK/profile-test"
-mkdir -p "$PROFILEDIR"
-for p in keysafe keysafe-helper; do
-  printf '#!/bin/sh\nexec "%s" --profile test "$@"\n' "$BINDIR/$p" >"$PROFILEDIR/$p"
-  chmod +x "$PROFILEDIR/$p"
-done
 
 # extract FILE: the recipes of FILE as $T_WORK/r/N.sh, one line per
 # recipe in $T_WORK/r/index: "N LINE run" or "N LINE norun: REASON".
@@ -88,6 +81,7 @@ fixture ()
     rm -rf "$T_GNUPGHOME"
   fi
   gpg_home
+  echo "profile test" >"$GNUPGHOME/keysafe.conf"
   "$GPG" --batch --quiet --quick-add-uid "$FPR" "Alice <alice@example.org>"
   pinentry_setup "$PW"
   mkdir -p -m 700 "$T_WORK/home/.private"
@@ -104,7 +98,7 @@ run_recipe ()
     cd "$T_WORK/home"
     export HOME="$T_WORK/home" FPR GNUPGHOME
     export KEYSAFE_SERVERS_FILE="$T_WORK/servers.list"
-    export PATH="$PROFILEDIR:$BINDIR:$SBINDIR:$PATH"
+    export PATH="$BINDIR:$SBINDIR:$PATH"
     exec setsid timeout 300 bash -c 'set -eo pipefail; . "$1"' recipe \
       "$T_WORK/r/$n.sh" </dev/null >"$T_WORK/out" 2>&1
   ) &

@@ -138,8 +138,9 @@ has "keysafe --help: German synopsis" "$tmp/de.out" \
   "Syntax: keysafe BEFEHL [Optionen]"
 has "keysafe --help: German command list" "$tmp/de.out" \
   " backup          einen geheimen Schlüssel sichern"
-has "keysafe --help: German option text" "$tmp/de.out" \
-  "     --force                 ein schwaches Passwort annehmen"
+# The column depends on the longest option, so any padding.
+like "keysafe --help: German option text" "$tmp/de.out" \
+  "     --force  *ein schwaches Passwort annehmen"
 like "keysafe --help: German bug report line" "$tmp/de.out" \
   "Fehlerberichte bitte an <[^ ]*@[^ ]*>\\."
 lacks "keysafe --help: no English synopsis" "$tmp/de.out" \
@@ -168,8 +169,9 @@ has "keysafe-helper --help: German option text" "$tmp/de-hlp.out" \
 run "keysafe --help" 0 "$tmp/en.out" "$KEYSAFE" --help
 has "keysafe --help: English synopsis" "$tmp/en.out" \
   "Syntax: keysafe COMMAND [options]"
-has "keysafe --help: English option text" "$tmp/en.out" \
-  "     --force                 accept a weak password"
+# The column depends on the longest option, so any padding.
+like "keysafe --help: English option text" "$tmp/en.out" \
+  "     --force  *accept a weak password"
 like "keysafe --help: English bug report line" "$tmp/en.out" \
   "Please report bugs to <[^ ]*@[^ ]*>\\."
 lacks "keysafe --help: no German synopsis" "$tmp/en.out" "BEFEHL"

@@ -2,129 +2,40 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * keysafe COMMAND [options]; COMMAND is backup, restore, check, servers,
- * upload-queued or firstboot.  Everything the user sees goes to stderr,
- * except the restored secret with --stdout and the list of `keysafe
- * servers`.
+ * upload-queued, firstboot, list or queue (options in args.c).
+ * Everything the user sees goes to stderr, except the restored secret
+ * with --stdout, the lists of `keysafe servers`, `list` and `queue`,
+ * and the status lines on --status-fd.
  */
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <unistd.h>
-#define GPGRT_ENABLE_ARGPARSE_MACROS 1
-#include "keysafe.h"
-#include "keysafe-client.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "cli.h"
 #include "password.h"
-#include "progress.h"
 #include "render.h"
 
-#define KS_MAX_SERVERS_OPT 64
-
-enum cmd_and_opt_values
-  {
-    oQuiet = 'q',
-    oVerbose = 'v',
-    oGpgKeyId = 500,
-    oStdin,
-    oStdout,
-    oName,
-    oPasswordFd,
-    oBindKeyId,
-    oShares,
-    oThreshold,
-    oProfile,
-    oServer,
-    oServersFile,
-    oTorSocks,
-    oNoTor,
-    oBatch,
-    oHomedir,
-    oForce,
-    oThreads,
-    oTimeout,
-    oConnectTimeout,
-    oUserId,
-    oNoProtection
-  };
-
-static gpgrt_opt_t opts[] =
-  {
-    ARGPARSE_group (300, N_("@Commands:\n"
-                            " backup          back up a secret key\n"
-                            " restore         restore a backup\n"
-                            " check           are all my shards still stored?\n"
-                            " servers         show the server list\n"
-                            " upload-queued   send shards that waited for"
-                            " a server\n")),
-    ARGPARSE_group (302, N_("@ firstboot       once: make a key if there is"
-                            " none, back it up\n")),
-    ARGPARSE_group (301, N_("@\nOptions:\n ")),
-    ARGPARSE_s_s (oGpgKeyId, "gpgkeyid", N_("|KEYID|the GnuPG key to back up"
-                                            " or restore")),
-    ARGPARSE_s_n (oStdin, "stdin", N_("back up the bytes read from stdin")),
-    ARGPARSE_s_n (oStdout, "stdout", N_("write the restored secret to"
-                                        " stdout")),
-    ARGPARSE_s_s (oName, "name", N_("|NAME|the name of the backup")),
-    ARGPARSE_s_i (oPasswordFd, "password-fd",
-                  N_("|FD|read the password from descriptor FD")),
-    ARGPARSE_s_n (oBindKeyId, "bind-keyid", N_("bind the backup to the key"
-                                               " id")),
-    ARGPARSE_s_u (oShares, "shares", N_("|N|split into N shares")),
-    ARGPARSE_s_u (oThreshold, "threshold", N_("|K|K shares restore it")),
-    ARGPARSE_s_s (oProfile, "profile", N_("|NAME|use only profile NAME")),
-    ARGPARSE_s_s (oServer, "server", N_("|URL|use server URL (repeatable;"
-                                        " replaces the list)")),
-    ARGPARSE_s_s (oServersFile, "servers-file", N_("|FILE|read the server"
-                                                   " list from FILE")),
-    ARGPARSE_s_s (oTorSocks, "tor-socks", N_("|HOST:PORT|Tor's SOCKS port"
-                                             " (default 127.0.0.1:9050)")),
-    ARGPARSE_s_n (oNoTor, "no-tor", N_("connect directly (not anonymous)")),
-    ARGPARSE_s_n (oBatch, "batch", N_("never ask anything")),
-    ARGPARSE_s_s (oHomedir, "homedir", N_("|DIR|the GnuPG home directory")),
-    ARGPARSE_s_n (oForce, "force", N_("accept a weak password")),
-    ARGPARSE_s_u (oThreads, "threads", N_("|N|puzzle threads (0 = all"
-                                          " CPUs)")),
-    ARGPARSE_s_u (oTimeout, "timeout", N_("|SEC|time limit per request")),
-    ARGPARSE_s_u (oConnectTimeout, "connect-timeout",
-                  N_("|SEC|time limit to connect")),
-    ARGPARSE_s_s (oUserId, "userid", N_("|USERID|firstboot: the user ID of"
-                                        " a new key")),
-    ARGPARSE_s_n (oNoProtection, "no-protection",
-                  N_("firstboot: a new key without passphrase")),
-    ARGPARSE_s_n (oVerbose, "verbose", N_("verbose")),
-    ARGPARSE_s_n (oQuiet, "quiet", N_("be quiet")),
-    ARGPARSE_end ()
-  };
-
-/* The face's state.  */
-struct face
+/* gpg's PROGRESS status line, once per percent of a step.  */
+static void
+status_progress (struct face *face, const char *what, uint64_t done,
+                 uint64_t total)
 {
-  const ks_options_t *opt;
-  int password_fd;
-  int quiet;
-  int use_stdin;                /* backup --stdin */
-  int use_stdout;               /* restore --stdout */
-  ks_progress_t progress;
-};
+  unsigned int pct = total ? (unsigned int)(done * 100 / total) : 0;
+  char text[96];
 
-static const char *
-my_strusage (int level)
-{
-  switch (level)
-    {
-    case 9: return "GPL-3.0-or-later";
-    case 11: return "keysafe";
-    case 13: return PACKAGE_VERSION;
-    case 14: return "Copyright (C) 2026 The keysafe authors";
-    case 19: return ks_i18n_bugreport ();
-    case 1:
-    case 40: return _("Usage: keysafe COMMAND [options] (-h for help)");
-    case 41:
-      return _("Syntax: keysafe COMMAND [options]\n"
-               "Back up a GnuPG secret key in shards on several servers,"
-               " and restore it\nfrom an item name and a password.\n");
-    default: return NULL;
-    }
+  if (face->status_fd < 0)
+    return;
+  if (!strncmp (face->status_what, what, sizeof face->status_what - 1)
+      && pct == face->status_pct)
+    return;
+  snprintf (face->status_what, sizeof face->status_what, "%s", what);
+  face->status_pct = pct;
+  snprintf (text, sizeof text, "%.40s ? %llu %llu", what,
+            (unsigned long long)done, (unsigned long long)total);
+  ks_cli_status (face, "PROGRESS", text);
 }
 
 static void
@@ -133,6 +44,7 @@ face_progress (void *arg, const char *what, uint64_t done, uint64_t total)
   struct face *face = arg;
 
   ks_progress_update (&face->progress, what, done, total);
+  status_progress (face, what, done, total);
 }
 
 static void
@@ -153,6 +65,30 @@ face_error (void *arg, const char *text)
 
   ks_progress_break (&face->progress);
   fprintf (stderr, "keysafe: %s\n", text);
+}
+
+void
+ks_cli_status (void *arg, const char *keyword, const char *text)
+{
+  struct face *face = arg;
+  char line[1024];
+  size_t i = 0;
+  const unsigned char *s;
+
+  if (face->status_fd < 0)
+    return;
+  i = snprintf (line, sizeof line, "[KEYSAFE:] %s%s", keyword,
+                *text ? " " : "");
+  /* As gpg: a control character or '%' travels %-escaped.  */
+  for (s = (const unsigned char *)text; *s && i + 5 < sizeof line; s++)
+    {
+      if (*s == '%' || *s < 0x20)
+        i += snprintf (line + i, 4, "%%%02X", *s);
+      else
+        line[i++] = *s;
+    }
+  line[i++] = '\n';
+  ks_write_all (face->status_fd, line, i);
 }
 
 /* keysafe servers prints its list on stdout.  */
@@ -184,11 +120,27 @@ face_get_password (void *arg, const char *prompt, int confirm, char **r_pw)
   *r_pw = NULL;
   if (face->password_fd >= 0)
     return ks_password_from_fd (face->password_fd, r_pw);
+  if (face->password_file)
+    {
+      int fd = open (face->password_file, O_RDONLY | O_NOFOLLOW);
+
+      if (fd < 0)
+        return gpg_error_from_syserror ();
+      err = ks_password_from_fd (fd, r_pw);
+      close (fd);
+      return err;
+    }
+  if (face->pinentry_mode == KS_PINENTRY_CANCEL)
+    return gpg_error (GPG_ERR_CANCELED);
+  if (face->pinentry_mode == KS_PINENTRY_ERROR)
+    return gpg_error (GPG_ERR_NO_PIN_ENTRY);
   if (face->opt->batch)
     return gpg_error (GPG_ERR_NO_PASSPHRASE);
   ks_progress_break (&face->progress);
-  err = ks_agent_get_passphrase (face->opt->homedir, prompt, _("Password:"),
-                                 confirm, r_pw);
+  err = gpg_error (GPG_ERR_NO_PIN_ENTRY);
+  if (face->pinentry_mode == KS_PINENTRY_ASK)
+    err = ks_agent_get_passphrase (face->opt->homedir, prompt,
+                                   _("Password:"), confirm, r_pw);
   if (gpg_err_code (err) == GPG_ERR_NO_AGENT
       || gpg_err_code (err) == GPG_ERR_NO_PIN_ENTRY)
     {
@@ -300,8 +252,10 @@ choose_key (ks_options_t *opt, char *fprbuf, size_t fprsize)
     pick = 1;
   else if (opt->batch)
     {
-      gpgrt_log_error (_("there are %u secret keys; choose one with"
-                         " --gpgkeyid\n"), kc.count);
+      gpgrt_log_error (ngettext ("there is %u secret key; choose it with"
+                                 " --gpgkeyid\n",
+                                 "there are %u secret keys; choose one with"
+                                 " --gpgkeyid\n", kc.count), kc.count);
       return gpg_error (GPG_ERR_AMBIGUOUS_NAME);
     }
   else
@@ -324,82 +278,6 @@ choose_key (ks_options_t *opt, char *fprbuf, size_t fprsize)
   opt->gpgkeyid = fprbuf;
   fprintf (stderr, "keysafe: %s %s  %s\n", _("backing up"),
            kc.fpr[pick - 1], kc.uid[pick - 1]);
-  return 0;
-}
-
-/* The command line, from gpgrt_argparse: options into OPT and FACE,
- * --server URLs into SERVERS, the command into *R_CMD.  Returns the
- * exit status 2 on a usage error, else 0.  */
-static int
-parse_args (int *argc, char ***argv, ks_options_t *opt, struct face *face,
-            const char **servers, const char **r_cmd)
-{
-  gpgrt_argparse_t pargs;
-  unsigned int nservers = 0;
-  int extra_args = 0;
-
-  *r_cmd = NULL;
-  pargs.argc = argc;
-  pargs.argv = argv;
-  pargs.flags = ARGPARSE_FLAG_KEEP | ARGPARSE_FLAG_MIXED;
-  while (gpgrt_argparse (NULL, &pargs, opts))
-    {
-      switch (pargs.r_opt)
-        {
-        case ARGPARSE_IS_ARG:
-          if (!*r_cmd)
-            *r_cmd = pargs.r.ret_str;
-          else
-            extra_args = 1;
-          break;
-        case oGpgKeyId: opt->gpgkeyid = pargs.r.ret_str; break;
-        case oStdin: face->use_stdin = 1; break;
-        case oStdout: face->use_stdout = 1; break;
-        case oName: opt->name = pargs.r.ret_str; break;
-        case oPasswordFd: face->password_fd = pargs.r.ret_int; break;
-        case oBindKeyId: opt->bind_keyid = 1; break;
-        case oShares: opt->shares = pargs.r.ret_ulong; break;
-        case oThreshold: opt->threshold = pargs.r.ret_ulong; break;
-        case oProfile: opt->profile = pargs.r.ret_str; break;
-        case oServer:
-          if (nservers >= KS_MAX_SERVERS_OPT)
-            {
-              gpgrt_log_error (_("too many --server options\n"));
-              return 2;
-            }
-          servers[nservers++] = pargs.r.ret_str;
-          break;
-        case oServersFile: opt->servers_file = pargs.r.ret_str; break;
-        case oTorSocks: opt->tor_socks = pargs.r.ret_str; break;
-        case oNoTor: opt->no_tor = 1; break;
-        case oBatch: opt->batch = 1; break;
-        case oHomedir: opt->homedir = pargs.r.ret_str; break;
-        case oForce: opt->force = 1; break;
-        case oThreads: opt->threads = pargs.r.ret_ulong; break;
-        case oTimeout: opt->timeout = pargs.r.ret_ulong; break;
-        case oConnectTimeout: opt->connect_timeout = pargs.r.ret_ulong; break;
-        case oUserId: opt->userid = pargs.r.ret_str; break;
-        case oNoProtection: opt->no_protection = 1; break;
-        case oVerbose: opt->verbose++; break;
-        case oQuiet: face->quiet = 1; break;
-        default:
-          pargs.err = ARGPARSE_PRINT_ERROR;
-          break;
-        }
-    }
-  gpgrt_argparse (NULL, &pargs, NULL);  /* release internal state */
-  if (gpgrt_get_errorcount (0))
-    return 2;
-  if (!*r_cmd || extra_args)
-    {
-      gpgrt_log_error ("%s\n", my_strusage (1));
-      return 2;
-    }
-  if (nservers)
-    {
-      servers[nservers] = NULL;
-      opt->servers = servers;
-    }
   return 0;
 }
 
@@ -435,8 +313,49 @@ cmd_backup (ks_options_t *opt, struct face *face, const ks_ui_t *ui)
   err = ks_flow_backup (opt, ui, secret, secretlen, &r);
   ks_free_secret (secret, secretlen);
   ks_render_backup (ui, &r);
+  ks_status_backup (&r, ks_cli_status, face);
   ks_backup_result_release (&r);
   return err ? 1 : 0;
+}
+
+/* A GnuPG home named but missing fails now, not after minutes of KDF
+ * work.  */
+static int
+home_is_missing (const char *home)
+{
+  struct stat st;
+
+  if (!home || !*home || (!stat (home, &st) && S_ISDIR (st.st_mode)))
+    return 0;
+  gpgrt_log_error (_("the GnuPG home directory '%s' does not exist\n"),
+                   home);
+  return 1;
+}
+
+/* The commands whose answer is a list on stdout.  */
+static int
+is_listing (const char *cmd)
+{
+  return !strcmp (cmd, "servers") || !strcmp (cmd, "list")
+         || !strcmp (cmd, "queue");
+}
+
+static gpg_error_t
+run_listing (const char *cmd, const ks_options_t *opt, struct face *face,
+             ks_ui_t *ui)
+{
+  gpg_error_t err;
+
+  ui->info = face_print;
+  if (!strcmp (cmd, "servers"))
+    err = ks_flow_servers (opt, ui);
+  else if (!strcmp (cmd, "list"))
+    err = ks_flow_list (opt, ui);
+  else
+    err = ks_flow_queue (opt, ui, face->drop);
+  if (fflush (stdout) && !err)
+    err = gpg_error_from_syserror ();
+  return err;
 }
 
 /* Run CMD; returns the exit status.  */
@@ -447,41 +366,54 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
   gpg_error_t err;
   ks_fetch_result_t fres;
   ks_firstboot_result_t fbres;
+  int rc;
 
   if (!strcmp (cmd, "backup"))
-    return cmd_backup (opt, face, ui);
+    {
+      rc = cmd_backup (opt, face, ui);
+      ks_flow_queue_notice (opt, ui);
+      return rc;
+    }
   if (!strcmp (cmd, "restore"))
     {
       err = ks_flow_restore (opt, ui, face->use_stdout, &fres);
       ks_render_restore (ui, &fres);
+      ks_status_restore (&fres, ks_cli_status, face);
       ks_fetch_result_release (&fres);
     }
   else if (!strcmp (cmd, "check"))
     {
       err = ks_flow_check (opt, ui, &fres);
       ks_render_check (ui, &fres);
+      ks_status_check (&fres, ks_cli_status, face);
       ks_fetch_result_release (&fres);
     }
-  else if (!strcmp (cmd, "servers"))
-    {
-      ui->info = face_print;
-      err = ks_flow_servers (opt, ui);
-      if (fflush (stdout) && !err)
-        err = gpg_error_from_syserror ();
-    }
+  else if (is_listing (cmd))
+    err = run_listing (cmd, opt, face, ui);
   else if (!strcmp (cmd, "upload-queued"))
     err = ks_flow_upload_queued (opt, ui);
   else if (!strcmp (cmd, "firstboot"))
     {
       err = ks_flow_firstboot (opt, ui, &fbres);
       ks_render_backup (ui, &fbres.backup);
+      ks_status_backup (&fbres.backup, ks_cli_status, face);
       ks_backup_result_release (&fbres.backup);
     }
   else
     {
       gpgrt_log_error (_("unknown command '%s'\n"), cmd);
-      gpgrt_log_error ("%s\n", my_strusage (1));
+      gpgrt_log_error ("%s\n", ks_cli_strusage (1));
       return 2;
+    }
+  if (!is_listing (cmd))
+    ks_flow_queue_notice (opt, ui);
+  if (err)
+    {
+      char text[64];
+
+      /* gpg's FAILURE line: the command and the error code.  */
+      snprintf (text, sizeof text, "%s %u", cmd, err);
+      ks_cli_status (face, "FAILURE", text);
     }
   return err ? 1 : 0;
 }
@@ -495,10 +427,9 @@ main (int argc, char **argv)
   ks_ui_t ui;
   const char *cmd = NULL;
   const char *servers[KS_MAX_SERVERS_OPT + 1];
-  unsigned int i;
   int rc;
 
-  gpgrt_set_strusage (my_strusage);
+  gpgrt_set_strusage (ks_cli_strusage);
   gpgrt_log_set_prefix ("keysafe", GPGRT_LOG_WITH_PREFIX);
   ks_i18n_init ();
   err = ks_init ();
@@ -508,20 +439,18 @@ main (int argc, char **argv)
                gpg_strerror (err));
       return 2;
     }
-  /* The option texts in the user's language.  */
-  for (i = 0; opts[i].short_opt; i++)
-    if (opts[i].description)
-      opts[i].description = _(opts[i].description);
-
   memset (&opt, 0, sizeof opt);
   memset (&face, 0, sizeof face);
   face.password_fd = -1;
+  face.status_fd = -1;
   face.opt = &opt;
-  rc = parse_args (&argc, &argv, &opt, &face, servers, &cmd);
+  rc = ks_cli_parse_args (&argc, &argv, &opt, &face, servers, &cmd);
   if (rc)
     return rc;
   if (opt.homedir)
     setenv ("GNUPGHOME", opt.homedir, 1);
+  if (home_is_missing (opt.homedir ? opt.homedir : getenv ("GNUPGHOME")))
+    return 2;
 
   err = ks_gpg_init ();
   if (err)

@@ -117,7 +117,9 @@ ks_render_restore (const ks_ui_t *ui, const ks_fetch_result_t *r)
         render_restore_failure (ui, r);
       return;
     }
-  ks_ui_infof (ui, _("restored %zu bytes (profile '%s', %u objects)"),
+  ks_ui_infof (ui, ngettext ("restored %zu bytes (profile '%s', %u object)",
+                             "restored %zu bytes (profile '%s', %u objects)",
+                             r->nchunks),
                r->secretlen, r->profile, r->nchunks);
   if (r->fpr)
     ks_ui_infof (ui, _("imported secret key %s"), r->fpr);
@@ -163,8 +165,10 @@ ks_render_check (const ks_ui_t *ui, const ks_fetch_result_t *r)
       return;
     }
   if (r->opened)
-    ks_ui_infof (ui, _("the backup opens and restores (%u objects);"
-                       " %u later shards missing"),
+    ks_ui_infof (ui, ngettext ("the backup opens and restores (%u object);"
+                               " %u later shards missing",
+                               "the backup opens and restores (%u objects);"
+                               " %u later shards missing", r->nchunks),
                  r->nchunks, r->missing_later);
   if (r->failure == KS_FETCH_MISSING)
     ks_ui_errorf (ui, _("some shards of '%s' are missing; the backup"

@@ -363,6 +363,8 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
     }
   if (!err)
     err = record_result (opt, ui, servers, ok, x, nx, r);
+  if (r->uploaded)
+    ks_flow_record_backup (opt, ui, r, fpr);
 
  leave:
   ks_transport_release (x, nx);

@@ -325,7 +325,7 @@ ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
       if (err)
         return err;
     }
-  err = ks_flow_load_servers (opt, ui, &item->list);
+  err = ks_flow_load_item_servers (opt, ui, &item->list);
   if (err)
     return err;
   if (opt->gpgkeyid)

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include "flowutil.h"
 #include "gpg.h"
+#include "dirstore.h"
 
 void
 ks_ui_infof (const ks_ui_t *ui, const char *fmt, ...)
@@ -121,7 +122,8 @@ ks_flow_warn_tor (const ks_options_t *opt, const ks_ui_t *ui,
   int remote = 0;
 
   for (i = 0; i < count && i < list->count; i++)
-    if (!ks_transport_is_loopback (list->server[i].url))
+    if (!ks_transport_is_loopback (list->server[i].url)
+        && !ks_dirstore_is_url (list->server[i].url))
       remote = 1;
   if (!remote)
     return;

@@ -24,6 +24,18 @@ void ks_flow_transport_cfg (const ks_options_t *opt, const ks_ui_t *ui,
 gpg_error_t ks_flow_load_servers (const ks_options_t *opt, const ks_ui_t *ui,
                                   ks_serverlist_t **r_list);
 
+/* The server list of a restore or check: as ks_flow_load_servers, with
+ * the locations of the backup record of OPT->gpgkeyid (else the newest
+ * record) moved first, in share order, unless OPT->no_records.  */
+gpg_error_t ks_flow_load_item_servers (const ks_options_t *opt,
+                                       const ks_ui_t *ui,
+                                       ks_serverlist_t **r_list);
+
+/* Write the record of the backup R (of the key FPR, may be NULL) into
+ * the GnuPG home; a failure is only a warning to UI.  */
+void ks_flow_record_backup (const ks_options_t *opt, const ks_ui_t *ui,
+                            const ks_backup_result_t *r, const char *fpr);
+
 /* Warn about --no-tor and about servers that will go through the SOCKS
  * proxy, once per flow.  */
 void ks_flow_warn_tor (const ks_options_t *opt, const ks_ui_t *ui,

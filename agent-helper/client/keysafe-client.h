@@ -42,6 +42,9 @@ typedef struct ks_options
   /* Fields added by the first-boot work.  */
   const char *userid;           /* firstboot: user ID of a new key */
   int no_protection;            /* firstboot: new key without passphrase */
+  /* Fields added by the settings work.  */
+  int no_records;               /* restore/check: ignore the backup
+                                   records (locations given explicitly) */
 } ks_options_t;
 
 /* What became of one location (a server of the list) in a flow.  */
@@ -194,6 +197,36 @@ typedef struct ks_firstboot_result
 } ks_firstboot_result_t;
 gpg_error_t ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
                                ks_firstboot_result_t *r);
+
+/* The results as keyword status lines (status.c lists them), for
+ * --status-fd and Assuan status lines alike: CB gets the keyword and
+ * the rest of the line, unescaped.  */
+typedef void (*ks_status_cb_t) (void *arg, const char *keyword,
+                                const char *text);
+void ks_status_backup (const ks_backup_result_t *r, ks_status_cb_t cb,
+                       void *arg);
+void ks_status_restore (const ks_fetch_result_t *r, ks_status_cb_t cb,
+                        void *arg);
+void ks_status_check (const ks_fetch_result_t *r, ks_status_cb_t cb,
+                      void *arg);
+
+/* keysafe queue: one line per location of the upload queue (through
+ * ui->info), or, with DROP, remove what waits for the location DROP.  */
+gpg_error_t ks_flow_queue (const ks_options_t *opt, const ks_ui_t *ui,
+                           const char *drop);
+/* Tell (ui->info) the locations that are not there while shards wait
+ * for them, with the age of the oldest; for every run of a face.  */
+void ks_flow_queue_notice (const ks_options_t *opt, const ks_ui_t *ui);
+
+/* Point libgpg-error's argparser at the GnuPG home HOMEDIR (NULL:
+ * $GNUPGHOME or ~/.gnupg) for keysafe.conf.  0 when there is none.  */
+#define KS_SETTINGS_FILE "keysafe.conf"
+int ks_settings_set_confdir (const char *homedir);
+
+/* Tell the backup records through ui->info: per backup a line
+ * "backup <time> <profile> <fingerprint|-> <k> <n>", then one
+ * "  location <i> <url>" line per location.  */
+gpg_error_t ks_flow_list (const ks_options_t *opt, const ks_ui_t *ui);
 
 /* Tell the server list through ui->info, one line per server:
  * "<category> <url> [placeholder] [label]".  */

@@ -240,7 +240,7 @@ ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
 {
   gpg_error_t err;
   ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i, nget = 0, ndone = 0, nleft = 0;
+  size_t nq = 0, i, nget = 0, ndone = 0, nleft = 0, ndropped = 0;
   ks_xfer_t *x = NULL, *g = NULL;
   ks_transport_cfg_t cfg;
   char why[256];
@@ -312,7 +312,7 @@ ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
               ks_ui_infof (ui, _("%s holds other data under a queued"
                                  " name; dropping that shard"), q[i].url);
               ks_queue_remove (&q[i]);
-              nleft++;
+              ndropped++;
               continue;
             }
         }
@@ -328,11 +328,22 @@ ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
                        ks_xfer_describe (&x[i], why, sizeof why));
         }
     }
-  ks_ui_infof (ui, _("%zu queued shards sent, %zu left"), ndone, nleft);
+  /* Dropped shards are neither sent nor left: they are gone.  */
+  ks_ui_infof (ui, ngettext ("%zu queued shard sent, %zu left",
+                             "%zu queued shards sent, %zu left", ndone),
+               ndone, nleft);
+  if (ndropped)
+    ks_ui_errorf (ui, ngettext ("%zu queued shard dropped: its name holds"
+                                " other data",
+                                "%zu queued shards dropped: their names"
+                                " hold other data", ndropped), ndropped);
   if (nleft)
     {
-      ks_ui_errorf (ui, _("%zu shards could not be sent; run"
-                          " 'keysafe upload-queued' again later"), nleft);
+      ks_ui_errorf (ui, ngettext ("%zu shard could not be sent; run"
+                                  " 'keysafe upload-queued' again later",
+                                  "%zu shards could not be sent; run"
+                                  " 'keysafe upload-queued' again later",
+                                  nleft), nleft);
       err = gpg_error (GPG_ERR_TRY_LATER);
     }
 

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
+#include <unistd.h>
 #include "serverlist.h"
+#include "dirstore.h"
 
 #define KS_SERVERLIST_MAX 256
 #define KS_SERVERLIST_MAX_BYTES (256 * 1024)
@@ -32,7 +34,12 @@ ks_serverlist_default_file (void)
 {
   const char *s = getenv ("KEYSAFE_SERVERS_FILE");
 
-  return s && *s ? s : PKGDATADIR "/servers.list";
+  if (s && *s)
+    return s;
+  /* The administrator's list overrides the one the package ships.  */
+  if (!access (SYSCONFDIR "/keysafe/servers.list", F_OK))
+    return SYSCONFDIR "/keysafe/servers.list";
+  return PKGDATADIR "/servers.list";
 }
 
 void
@@ -56,6 +63,13 @@ ks_serverlist_free (ks_serverlist_t *list)
 static int
 url_is_ok (const char *url)
 {
+  char *path;
+
+  if (!ks_dirstore_path (url, &path))
+    {
+      gpgrt_free (path);
+      return 1;
+    }
   if (!strncmp (url, "http://", 7))
     return url[7] && url[7] != '/';
   if (!strncmp (url, "https://", 8))

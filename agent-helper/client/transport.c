@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <curl/curl.h>
 #include "transport.h"
+#include "dirstore.h"
 
 /* Requests in flight at once; the others wait their turn.  */
 #define KS_MAX_ACTIVE 32
@@ -358,6 +359,16 @@ start_waiting (const ks_transport_cfg_t *cfg, CURLM *multi, ks_xfer_t *xfers,
         {
           if (!*r_next_wake || x->priv->not_before_ms < *r_next_wake)
             *r_next_wake = x->priv->not_before_ms;
+          continue;
+        }
+      if (ks_dirstore_is_url (x->base))
+        {
+          /* A directory location answers at once, as a server would.  */
+          ks_dirstore_xfer (x);
+          x->priv->state = X_DONE;
+          (*ndone)++;
+          if (cfg->progress)
+            cfg->progress (cfg->progress_arg, "transfer", *ndone, n);
           continue;
         }
       err = setup_easy (cfg, x);

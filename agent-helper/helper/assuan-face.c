@@ -141,8 +141,8 @@ ks_helper_ui_error (void *arg, const char *text)
 
 /* INQUIRE KEYWORD for at most MAXLEN bytes of text.  *R_VALUE gets a
  * NUL-terminated copy in secure memory (the Assuan context allocates in
- * secure memory).  Empty, NUL-containing or oversized answers are
- * refused.  */
+ * secure memory), without one trailing newline.  Empty, NUL-containing
+ * or oversized answers are refused.  */
 static gpg_error_t
 inquire_text (ks_session_t *s, const char *keyword, size_t maxlen,
               char **r_value)
@@ -164,6 +164,11 @@ inquire_text (ks_session_t *s, const char *keyword, size_t maxlen,
     }
   if (err)
     goto leave;
+  /* One trailing newline is no part of the value, as gpg's
+   * --passphrase-file reads one line: a file written with echo and
+   * sent with /definqfile works.  */
+  if (len && buf[len - 1] == '\n')
+    buf[--len] = 0;
   if (!len)
     {
       err = gpg_error (!strcmp (keyword, "PASSWORD")
@@ -248,7 +253,11 @@ ks_helper_make_options (ks_session_t *s, ks_options_t *opt)
   if (s->profile)
     opt->profile = s->profile;
   if (s->servers_set)
-    opt->servers = (const char **)s->servers;
+    {
+      /* Locations given explicitly replace those of the records.  */
+      opt->servers = (const char **)s->servers;
+      opt->no_records = 1;
+    }
   opt->batch = s->batch;
   opt->name = s->name;
 }

@@ -95,6 +95,12 @@ void ks_helper_status_backup (ks_session_t *s, const ks_backup_result_t *r);
 void ks_helper_status_restore (ks_session_t *s, const ks_fetch_result_t *r);
 void ks_helper_status_check (ks_session_t *s, const ks_fetch_result_t *r);
 
+/* Read keysafe.conf of the GnuPG home into D where the command line
+ * left a setting unset (conf.c); its locations go to SERVERS (room for
+ * KS_HELPER_MAX_SERVERS + 1) unless *NSERVERS already counts some.  */
+void ks_helper_read_conf (ks_helper_defaults_t *d, const char **servers,
+                          unsigned int *nservers);
+
 /* OPTION and RESET (assuan-options.c).  */
 gpg_error_t ks_helper_option_handler (assuan_context_t ctx, const char *key,
                                       const char *value);

@@ -451,7 +451,8 @@ main (int argc, char **argv)
       opts[i].description = _(opts[i].description);
 
   memset (&defaults, 0, sizeof defaults);
-  servers = gpgrt_calloc (argc + 1, sizeof *servers);
+  servers = gpgrt_calloc (argc + KS_HELPER_MAX_SERVERS + 1,
+                          sizeof *servers);
   if (!servers)
     {
       gpgrt_log_error ("%s\n", gpg_strerror (gpg_error_from_syserror ()));
@@ -495,6 +496,7 @@ main (int argc, char **argv)
         }
     }
   gpgrt_argparse (NULL, &pargs, NULL);
+  ks_helper_read_conf (&defaults, servers, &nservers);
   if (argc)
     {
       gpgrt_log_error (_("unexpected argument '%s'\n"), argv[0]);

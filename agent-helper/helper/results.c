@@ -1,17 +1,8 @@
 /* results.c - the flows' results as Assuan status lines
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A program reads these, so they are words and numbers, not sentences
- * (gpg's doc/DETAILS habit):
- *   BACKUP_SERVER <i> stored|queued <url> [<reason>]
- *   BACKUP_RESULT <profile> <stored> <n> <k> <queued> restorable|not-restorable
- *   LOCATION <i> answered|failed|not-asked|present|missing|unreachable <url> [<reason>]
- *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects> <bytes>
- *   IMPORTED <fingerprint>
- *   CHECK_RESULT <outcome> <profile|-> <present> <shares> <needed>
- *                restorable|not-restorable <opened> <later-missing>
- * <outcome> is ok, not-found, unreachable, too-few, bad-password,
- * corrupt, not-opened or missing.
+ * The keywords are those of --status-fd in keysafe (the client
+ * library's status.c); here they travel as Assuan status lines.
  */
 #include <config.h>
 #include <stdio.h>
@@ -45,99 +36,28 @@ ks_helper_status (assuan_context_t ctx, const char *keyword,
   assuan_write_status (ctx, keyword, buf);
 }
 
-static const char *
-outcome_word (ks_fetch_failure_t failure)
+static void
+send_status (void *arg, const char *keyword, const char *text)
 {
-  switch (failure)
-    {
-    case KS_FETCH_OK: return "ok";
-    case KS_FETCH_NOT_FOUND: return "not-found";
-    case KS_FETCH_UNREACHABLE: return "unreachable";
-    case KS_FETCH_TOO_FEW: return "too-few";
-    case KS_FETCH_BAD_PASSWORD: return "bad-password";
-    case KS_FETCH_CORRUPT: return "corrupt";
-    case KS_FETCH_NOT_OPENED: return "not-opened";
-    case KS_FETCH_MISSING: return "missing";
-    }
-  return "?";
-}
+  ks_session_t *s = arg;
 
-static const char *
-restorable_word (int restorable)
-{
-  return restorable ? "restorable" : "not-restorable";
+  ks_helper_status (s->ctx, keyword, "%s", text);
 }
 
 void
 ks_helper_status_backup (ks_session_t *s, const ks_backup_result_t *r)
 {
-  unsigned int i;
-
-  if (!r->uploaded)
-    return;
-  for (i = 0; i < r->n; i++)
-    {
-      if (r->outcome[i] == KS_BACKUP_STORED)
-        ks_helper_status (s->ctx, "BACKUP_SERVER", "%u stored %s", i + 1,
-                          r->loc[i].url);
-      else
-        ks_helper_status (s->ctx, "BACKUP_SERVER", "%u queued %s %s", i + 1,
-                          r->loc[i].url, r->loc[i].why);
-    }
-  ks_helper_status (s->ctx, "BACKUP_RESULT", "%s %u %u %u %zu %s",
-                    r->profile, r->nstored, r->n, r->k, r->nqueued,
-                    restorable_word (r->restorable));
-}
-
-/* One LOCATION line per server of R up to COUNT; with CHECK the words
- * say whether its own share is there.  */
-static void
-status_locations (ks_session_t *s, const ks_fetch_result_t *r,
-                  unsigned int count, int check)
-{
-  static const char *const words[] = { "not-asked", "answered", "failed" };
-  unsigned int i;
-
-  for (i = 0; i < count && i < r->nloc; i++)
-    {
-      const ks_location_t *l = &r->loc[i];
-      const char *w = words[l->state];
-
-      if (check)
-        w = l->has_shard ? "present"
-            : l->state == KS_LOC_FAILED ? "unreachable" : "missing";
-      if (l->state == KS_LOC_FAILED)
-        ks_helper_status (s->ctx, "LOCATION", "%u %s %s %s", i + 1, w,
-                          l->url, l->why);
-      else
-        ks_helper_status (s->ctx, "LOCATION", "%u %s %s", i + 1, w, l->url);
-    }
+  ks_status_backup (r, send_status, s);
 }
 
 void
 ks_helper_status_restore (ks_session_t *s, const ks_fetch_result_t *r)
 {
-  if (!r->decided)
-    return;
-  status_locations (s, r, r->nloc, 0);
-  ks_helper_status (s->ctx, "RESTORE_RESULT", "%s %s %u %u %u %zu",
-                    outcome_word (r->failure),
-                    r->profile ? r->profile : "-", r->found, r->needed,
-                    r->nchunks, r->secretlen);
-  if (r->fpr)
-    ks_helper_status (s->ctx, "IMPORTED", "%s", r->fpr);
+  ks_status_restore (r, send_status, s);
 }
 
 void
 ks_helper_status_check (ks_session_t *s, const ks_fetch_result_t *r)
 {
-  if (!r->decided)
-    return;
-  status_locations (s, r, r->failure == KS_FETCH_NOT_FOUND
-                    ? r->nloc : r->nshares, 1);
-  ks_helper_status (s->ctx, "CHECK_RESULT", "%s %s %u %u %u %s %d %u",
-                    outcome_word (r->failure),
-                    r->profile ? r->profile : "-", r->present, r->nshares,
-                    r->needed, restorable_word (r->restorable), r->opened,
-                    r->missing_later);
+  ks_status_check (r, send_status, s);
 }

@@ -1,0 +1,128 @@
+/* status.c - the flows' results as keyword status lines
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One vocabulary for both faces: keysafe writes these after
+ * "[KEYSAFE:] " on --status-fd, keysafe-helper sends them as Assuan
+ * status lines.  A program reads them, so they are words and numbers,
+ * not sentences (gpg's doc/DETAILS habit); doc/keysafe.1 lists them:
+ *   BACKUP_SERVER <i> stored|queued <url> [<reason>]
+ *   BACKUP_RESULT <profile> <stored> <n> <k> <queued> restorable|not-restorable
+ *   LOCATION <i> answered|failed|not-asked|present|missing|unreachable <url> [<reason>]
+ *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects> <bytes>
+ *   IMPORTED <fingerprint>
+ *   CHECK_RESULT <outcome> <profile|-> <present> <shares> <needed>
+ *                restorable|not-restorable <opened> <later-missing>
+ * <outcome> is ok, not-found, unreachable, too-few, bad-password,
+ * corrupt, not-opened or missing.
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include "keysafe-client.h"
+
+static void
+emit (ks_status_cb_t cb, void *arg, const char *keyword, const char *fmt,
+      ...)
+{
+  va_list ap;
+  char text[800];
+
+  va_start (ap, fmt);
+  vsnprintf (text, sizeof text, fmt, ap);
+  va_end (ap);
+  cb (arg, keyword, text);
+}
+
+static const char *
+outcome_word (ks_fetch_failure_t failure)
+{
+  switch (failure)
+    {
+    case KS_FETCH_OK: return "ok";
+    case KS_FETCH_NOT_FOUND: return "not-found";
+    case KS_FETCH_UNREACHABLE: return "unreachable";
+    case KS_FETCH_TOO_FEW: return "too-few";
+    case KS_FETCH_BAD_PASSWORD: return "bad-password";
+    case KS_FETCH_CORRUPT: return "corrupt";
+    case KS_FETCH_NOT_OPENED: return "not-opened";
+    case KS_FETCH_MISSING: return "missing";
+    }
+  return "?";
+}
+
+static const char *
+restorable_word (int restorable)
+{
+  return restorable ? "restorable" : "not-restorable";
+}
+
+void
+ks_status_backup (const ks_backup_result_t *r, ks_status_cb_t cb, void *arg)
+{
+  unsigned int i;
+
+  if (!r->uploaded)
+    return;
+  for (i = 0; i < r->n; i++)
+    {
+      if (r->outcome[i] == KS_BACKUP_STORED)
+        emit (cb, arg, "BACKUP_SERVER", "%u stored %s", i + 1,
+              r->loc[i].url);
+      else
+        emit (cb, arg, "BACKUP_SERVER", "%u queued %s %s", i + 1,
+              r->loc[i].url, r->loc[i].why);
+    }
+  emit (cb, arg, "BACKUP_RESULT", "%s %u %u %u %zu %s",
+        r->profile, r->nstored, r->n, r->k, r->nqueued,
+        restorable_word (r->restorable));
+}
+
+/* One LOCATION line per server of R up to COUNT; with CHECK the words
+ * say whether its own share is there.  */
+static void
+status_locations (const ks_fetch_result_t *r, unsigned int count, int check,
+                  ks_status_cb_t cb, void *arg)
+{
+  static const char *const words[] = { "not-asked", "answered", "failed" };
+  unsigned int i;
+
+  for (i = 0; i < count && i < r->nloc; i++)
+    {
+      const ks_location_t *l = &r->loc[i];
+      const char *w = words[l->state];
+
+      if (check)
+        w = l->has_shard ? "present"
+            : l->state == KS_LOC_FAILED ? "unreachable" : "missing";
+      if (l->state == KS_LOC_FAILED)
+        emit (cb, arg, "LOCATION", "%u %s %s %s", i + 1, w, l->url, l->why);
+      else
+        emit (cb, arg, "LOCATION", "%u %s %s", i + 1, w, l->url);
+    }
+}
+
+void
+ks_status_restore (const ks_fetch_result_t *r, ks_status_cb_t cb, void *arg)
+{
+  if (!r->decided)
+    return;
+  status_locations (r, r->nloc, 0, cb, arg);
+  emit (cb, arg, "RESTORE_RESULT", "%s %s %u %u %u %zu",
+        outcome_word (r->failure), r->profile ? r->profile : "-",
+        r->found, r->needed, r->nchunks, r->secretlen);
+  if (r->fpr)
+    emit (cb, arg, "IMPORTED", "%s", r->fpr);
+}
+
+void
+ks_status_check (const ks_fetch_result_t *r, ks_status_cb_t cb, void *arg)
+{
+  if (!r->decided)
+    return;
+  status_locations (r, r->failure == KS_FETCH_NOT_FOUND
+                    ? r->nloc : r->nshares, 1, cb, arg);
+  emit (cb, arg, "CHECK_RESULT", "%s %s %u %u %u %s %d %u",
+        outcome_word (r->failure), r->profile ? r->profile : "-",
+        r->present, r->nshares, r->needed, restorable_word (r->restorable),
+        r->opened, r->missing_later);
+}
