@@ -231,6 +231,27 @@ ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
 }
 
 gpg_error_t
+ks_queue_drop (const char *homedir, const char *name)
+{
+  gpg_error_t err;
+  char *dir = NULL, path[4096];
+
+  if (!is_shard_name (name))
+    return gpg_error (GPG_ERR_INV_ARG);
+  err = ks_queue_dir (homedir, &dir);
+  if (err)
+    return err;
+  if (snprintf (path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+    err = gpg_error (GPG_ERR_TOO_LARGE);
+  gcry_free (dir);
+  if (err)
+    return err;
+  if (unlink (path) && errno != ENOENT)
+    return gpg_error_from_syserror ();
+  return 0;
+}
+
+gpg_error_t
 ks_queue_remove (const ks_queue_entry_t *e)
 {
   if (unlink (e->path) && errno != ENOENT)

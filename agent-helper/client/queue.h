@@ -35,6 +35,9 @@ gpg_error_t ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
                            size_t *r_count);
 void ks_queue_list_free (ks_queue_entry_t *list, size_t count);
 
+/* Remove the entry of shard NAME, if there is one.  */
+gpg_error_t ks_queue_drop (const char *homedir, const char *name);
+
 /* Remove the file of entry E.  */
 gpg_error_t ks_queue_remove (const ks_queue_entry_t *e);
 

@@ -3,7 +3,7 @@
  *
  * A program reads these, so they are words and numbers, not sentences
  * (gpg's doc/DETAILS habit):
- *   BACKUP_SERVER <i> stored|queued <url> [<reason>]
+ *   BACKUP_SERVER <i> stored|queued|lost|refused|unsent <url> [<reason>]
  *   BACKUP_RESULT <profile> <stored> <n> <k> <queued> restorable|not-restorable
  *   LOCATION <i> answered|failed|not-asked|present|missing|unreachable <url> [<reason>]
  *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects> <bytes>
@@ -68,6 +68,20 @@ restorable_word (int restorable)
   return restorable ? "restorable" : "not-restorable";
 }
 
+static const char *
+backup_word (ks_backup_outcome_t o)
+{
+  switch (o)
+    {
+    case KS_BACKUP_STORED: return "stored";
+    case KS_BACKUP_QUEUED: return "queued";
+    case KS_BACKUP_LOST: return "lost";
+    case KS_BACKUP_REFUSED: return "refused";
+    case KS_BACKUP_UNSENT: return "unsent";
+    }
+  return "unknown";
+}
+
 void
 ks_helper_status_backup (ks_session_t *s, const ks_backup_result_t *r)
 {
@@ -81,8 +95,9 @@ ks_helper_status_backup (ks_session_t *s, const ks_backup_result_t *r)
         ks_helper_status (s->ctx, "BACKUP_SERVER", "%u stored %s", i + 1,
                           r->loc[i].url);
       else
-        ks_helper_status (s->ctx, "BACKUP_SERVER", "%u queued %s %s", i + 1,
-                          r->loc[i].url, r->loc[i].why);
+        ks_helper_status (s->ctx, "BACKUP_SERVER", "%u %s %s %s", i + 1,
+                          backup_word (r->outcome[i]), r->loc[i].url,
+                          r->loc[i].why);
     }
   ks_helper_status (s->ctx, "BACKUP_RESULT", "%s %u %u %u %zu %s",
                     r->profile, r->nstored, r->n, r->k, r->nqueued,
