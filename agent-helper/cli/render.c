@@ -41,10 +41,14 @@ ks_render_backup (const ks_ui_t *ui, const ks_backup_result_t *r)
       ks_ui_errorf (ui, _("server %u (%s) refused the backup: %s"), i + 1,
                     r->loc[i].url, r->loc[i].why);
     else if (r->outcome[i] == KS_BACKUP_LOST)
-      ks_ui_errorf (ui, _("server %u (%s) failed: %s; its shards are not"
-                          " kept, because the upload queue holds at most"
-                          " %u shards of a backup"), i + 1,
-                    r->loc[i].url, r->loc[i].why, r->k - 1);
+      ks_ui_errorf (ui, ngettext ("server %u (%s) failed: %s; its shards"
+                                  " are not kept, because the upload queue"
+                                  " holds at most %u shard of a backup",
+                                  "server %u (%s) failed: %s; its shards"
+                                  " are not kept, because the upload queue"
+                                  " holds at most %u shards of a backup",
+                                  r->k - 1),
+                    i + 1, r->loc[i].url, r->loc[i].why, r->k - 1);
     else if (r->outcome[i] == KS_BACKUP_UNSENT)
       ks_ui_infof (ui, _("server %u (%s): nothing sent"), i + 1,
                    r->loc[i].url);

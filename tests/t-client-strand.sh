@@ -1,0 +1,99 @@
+#!/bin/bash
+# t-client-strand.sh - backups that never strand
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# A server that answers 409 to every PUT and holds nothing: the backup
+# ends on the others, restorable, and says which server refused.  Two
+# of three servers down: the upload queue keeps at most k-1 shards of
+# an object (one server's), and the backup says it is not restorable.
+# A backup killed (SIGKILL) at many moments: `upload-queued` finishes
+# it and it restores, or nothing of it reached a server.
+
+. "${srcdir:-.}/t-client-lib.sh"
+HOSTILE="$top_builddir/tests/t-hostile-store"
+[ -x "$HOSTILE" ] || { echo "ERROR: no $HOSTILE"; exit 99; }
+
+servers 3
+gpg_home
+QDIR="$GNUPGHOME/keysafe-queue"
+
+"$HOSTILE" "$T_WORK/port.h" 409 2>>"$T_WORK/server-h.log" &
+HPID=$!
+T_PIDS="$T_PIDS $HPID"
+t_wait_for "$HPID" test -s "$T_WORK/port.h" || { echo "ERROR: no hostile"; exit 99; }
+HURL="http://127.0.0.1:$(cat "$T_WORK/port.h")"
+
+qcount () { find "$QDIR" -type f 2>/dev/null | wc -l; }
+
+# 1. The lying server last and first in the list.
+ok "backup with a server answering 409 last" ks backup --gpgkeyid "$FPR" \
+   --name liar3 --password-fd 3 --server "$URL_1" --server "$URL_2" \
+   --server "$HURL"
+grep_in "names the refusing server" "server 3 .*refused" "$T_WORK/ks.err"
+grep_in "says it is restorable" "restorable now" "$T_WORK/ks.err"
+eq "nothing stays queued for the liar" "$(qcount)" 0
+ok "it restores" ks restore --stdout --name liar3 --password-fd 3 \
+   --server "$URL_1" --server "$URL_2" --server "$HURL"
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+
+ok "backup with a server answering 409 first" ks backup --gpgkeyid "$FPR" \
+   --name liar1 --password-fd 3 --server "$HURL" --server "$URL_1" \
+   --server "$URL_2"
+grep_in "names the refusing server" "server 1 .*refused" "$T_WORK/ks.err"
+eq "nothing stays queued" "$(qcount)" 0
+ok "it restores" ks restore --stdout --name liar1 --password-fd 3 \
+   --server "$HURL" --server "$URL_1" --server "$URL_2"
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+
+# Two liars of three: not restorable, and it says so.
+fails "backup with two liars fails" ks backup --gpgkeyid "$FPR" \
+   --name liar12 --password-fd 3 --server "$HURL" --server "$HURL" \
+   --server "$URL_1"
+grep_in "says it failed" "FAILED" "$T_WORK/ks.err"
+eq "nothing queued" "$(qcount)" 0
+
+# 2. Two of three servers down: at most k-1 = 1 shard of an object.
+srv_stop 2
+srv_stop 3
+fails "backup with two servers down fails" ks backup --gpgkeyid "$FPR" \
+   --name twodown --password-fd 3 $SERVERS
+grep_in "says it is not restorable" "NOT restorable" "$T_WORK/ks.err"
+grep_in "says why shards are not kept" "holds at most 1 shard of" \
+   "$T_WORK/ks.err"
+QURLS=$(for f in "$QDIR"/*; do head -n 1 "$f"; done | sort -u | wc -l)
+eq "the queue holds one server's shards only" "$QURLS" 1
+NQ=$(qcount)
+ok "the queue holds some" test "$NQ" -ge 1
+srv_start 2
+srv_start 3
+ok "upload-queued" ks upload-queued $SERVERS
+eq "the queue is empty" "$(qcount)" 0
+ok "the backup restores now" ks restore --stdout --name twodown \
+   --password-fd 3 $SERVERS
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+
+# 3. SIGKILL at many moments of a backup.
+stored () { cat "$T_WORK"/store[123]/*/*/* 2>/dev/null | wc -c; }
+for d in 0.2 0.4 0.6 0.8 1.0 1.2 1.4 1.7 2.0 2.5; do
+  before=$(stored)
+  "$KEYSAFE" --batch --profile test --timeout 20 --connect-timeout 10 \
+    backup --gpgkeyid "$FPR" --name "kill $d" --password-fd 3 $SERVERS \
+    3<<<"$PW" >/dev/null 2>"$T_WORK/kill.err" &
+  kpid=$!
+  sleep "$d"
+  kill -KILL "$kpid" 2>/dev/null && how=killed || how=finished
+  wait "$kpid" 2>/dev/null || true
+  ks upload-queued $SERVERS >/dev/null 2>&1 || true
+  eq "killed at $d s ($how): the queue is empty after upload-queued" \
+     "$(qcount)" 0
+  if [ "$(stored)" = "$before" ]; then
+    ok "killed at $d s: nothing reached a server" true
+    fails "killed at $d s: so nothing restores" ks restore --stdout \
+      --name "kill $d" --password-fd 3 $SERVERS
+  else
+    ok "killed at $d s ($how): upload-queued finished a backup that restores" \
+       ks restore --stdout --name "kill $d" --password-fd 3 $SERVERS
+  fi
+done
+
+t_done
