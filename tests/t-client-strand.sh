@@ -74,7 +74,13 @@ eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
 
 # 3. SIGKILL at many moments of a backup.
 stored () { cat "$T_WORK"/store[123]/*/*/* 2>/dev/null | wc -c; }
-for d in 0.2 0.4 0.6 0.8 1.0 1.2 1.4 1.7 2.0 2.5; do
+# The moments: fractions of one whole backup's wall time here.
+t0=$(date +%s%N)
+ok "a backup to time" ks backup --gpgkeyid "$FPR" --name timed \
+   --password-fd 3 $SERVERS
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+for f in 2 4 6 7 8 9 10 11 12 13 14 15 16 18; do
+  d=$(printf '%d.%03d' $((ms * f / 16 / 1000)) $((ms * f / 16 % 1000)))
   before=$(stored)
   "$KEYSAFE" --batch --profile test --timeout 20 --connect-timeout 10 \
     backup --gpgkeyid "$FPR" --name "kill $d" --password-fd 3 $SERVERS \
@@ -83,7 +89,7 @@ for d in 0.2 0.4 0.6 0.8 1.0 1.2 1.4 1.7 2.0 2.5; do
   sleep "$d"
   kill -KILL "$kpid" 2>/dev/null && how=killed || how=finished
   wait "$kpid" 2>/dev/null || true
-  ks upload-queued $SERVERS >/dev/null 2>&1 || true
+  ks upload-queued $SERVERS || true
   eq "killed at $d s ($how): the queue is empty after upload-queued" \
      "$(qcount)" 0
   if [ "$(stored)" = "$before" ]; then

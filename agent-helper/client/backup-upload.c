@@ -172,12 +172,21 @@ queue_one (const ks_options_t *opt, const ks_ui_t *ui,
 {
   gpg_error_t err;
   const char *url = servers[idx % set->n]->url;
+  ks_queue_sib_t sib[KS_SHAMIR_MAX_SHARES];
+  unsigned int i, ns = 0;
+  size_t first = idx - idx % set->n;
 
+  for (i = 0; i < set->n; i++)
+    if (first + i != idx)
+      {
+        sib[ns].url = servers[i]->url;
+        memcpy (sib[ns++].name, set->names[first + i], KS_NAME_HEX_LEN + 1);
+      }
   if (drop)
     err = ks_queue_drop (opt->homedir, set->names[idx]);
   else
     err = ks_queue_add (opt->homedir, url, set->names[idx],
-                        set->shards[idx], set->shard_len);
+                        set->shards[idx], set->shard_len, set->k, sib, ns);
   if (err)
     ks_ui_errorf (ui, _("can't update the upload queue for %s: %s"),
                   url, gpg_strerror (err));

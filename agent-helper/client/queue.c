@@ -1,4 +1,4 @@
-/* queue.c - shards waiting for a server, and `keysafe upload-queued`
+/* queue.c - shards waiting for a server
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
@@ -15,6 +15,9 @@
 #include "atomicfile.h"
 
 #define QUEUE_MAGIC "keysafe-queue-1 "
+#define QUEUE_MAGIC2 "keysafe-queue-2 "
+#define QUEUE_MAX_LINE 2048
+#define QUEUE_MAX_HEAD (KS_SHAMIR_MAX_SHARES * QUEUE_MAX_LINE)
 #define QUEUE_MAX_FILE (KS_MAX_SECRET + 4096)
 
 gpg_error_t
@@ -49,18 +52,60 @@ is_shard_name (const char *s)
   return !s[i];
 }
 
+/* The head of a version 2 entry into a new HEAD.  */
+static gpg_error_t
+make_head (const char *url, unsigned int k, const ks_queue_sib_t *sib,
+           unsigned int nsib, ks_buf_t **r_head)
+{
+  gpg_error_t err;
+  char line[64];
+  unsigned int i;
+
+  err = ks_buf_new (QUEUE_MAX_HEAD, 0, r_head);
+  if (!err)
+    err = ks_buf_append (*r_head, QUEUE_MAGIC2, strlen (QUEUE_MAGIC2));
+  if (!err)
+    err = ks_buf_append (*r_head, url, strlen (url));
+  snprintf (line, sizeof line, "\nk %u\n", k);
+  if (!err)
+    err = ks_buf_append (*r_head, line, strlen (line));
+  for (i = 0; !err && i < nsib; i++)
+    {
+      if (strchr (sib[i].url, '\n') || strchr (sib[i].url, ' ')
+          || !is_shard_name (sib[i].name))
+        err = gpg_error (GPG_ERR_INV_ARG);
+      if (!err)
+        err = ks_buf_append (*r_head, "sib ", 4);
+      if (!err)
+        err = ks_buf_append (*r_head, sib[i].url, strlen (sib[i].url));
+      if (!err)
+        err = ks_buf_append (*r_head, " ", 1);
+      if (!err)
+        err = ks_buf_append (*r_head, sib[i].name, KS_NAME_HEX_LEN);
+      if (!err)
+        err = ks_buf_append (*r_head, "\n", 1);
+    }
+  if (!err)
+    err = ks_buf_append (*r_head, "end\n", 4);
+  return err;
+}
+
 gpg_error_t
 ks_queue_add (const char *homedir, const char *url,
-              const char *name, const uint8_t *data, size_t len)
+              const char *name, const uint8_t *data, size_t len,
+              unsigned int k, const ks_queue_sib_t *sib, unsigned int nsib)
 {
   gpg_error_t err;
   char *dir = NULL, *path = NULL;
-  struct iovec iov[4];
+  ks_buf_t *head = NULL;
+  struct iovec iov[2];
   size_t n;
 
   if (!is_shard_name (name) || strchr (url, '\n'))
     return gpg_error (GPG_ERR_INV_ARG);
-  err = ks_queue_dir (homedir, &dir);
+  err = make_head (url, k, sib, nsib, &head);
+  if (!err)
+    err = ks_queue_dir (homedir, &dir);
   if (err)
     goto leave;
   if (mkdir (dir, 0700) && errno != EEXIST)
@@ -76,20 +121,66 @@ ks_queue_add (const char *homedir, const char *url,
       goto leave;
     }
   snprintf (path, n, "%s/%s", dir, name);
-  iov[0].iov_base = (void *)QUEUE_MAGIC;
-  iov[0].iov_len = strlen (QUEUE_MAGIC);
-  iov[1].iov_base = (void *)url;
-  iov[1].iov_len = strlen (url);
-  iov[2].iov_base = (void *)"\n";
-  iov[2].iov_len = 1;
-  iov[3].iov_base = (void *)data;
-  iov[3].iov_len = len;
+  iov[0].iov_base = (void *)ks_buf_ptr (head);
+  iov[0].iov_len = ks_buf_left (head);
+  iov[1].iov_base = (void *)data;
+  iov[1].iov_len = len;
   err = ks_atomic_write (path, iov, KS_DIM (iov));
 
  leave:
+  ks_buf_free (head);
   gcry_free (dir);
   gcry_free (path);
   return err;
+}
+
+/* The siblings of a version 2 entry from IN into E (after its first
+ * line); IN is left at the shard bytes.  */
+static gpg_error_t
+read_sibs (ks_buf_t *in, ks_queue_entry_t *e)
+{
+  gpg_error_t err;
+  char line[QUEUE_MAX_LINE], *sp;
+  unsigned long k;
+
+  err = ks_buf_get_line (in, line, sizeof line);
+  if (err)
+    return err;
+  if (strncmp (line, "k ", 2) || !(k = strtoul (line + 2, &sp, 10))
+      || *sp || k > KS_SHAMIR_MAX_SHARES)
+    return gpg_error (GPG_ERR_INV_DATA);
+  e->k = k;
+  e->sib = gcry_calloc (KS_SHAMIR_MAX_SHARES, sizeof *e->sib);
+  if (!e->sib)
+    return gpg_error_from_syserror ();
+  while (!(err = ks_buf_get_line (in, line, sizeof line))
+         && strcmp (line, "end"))
+    {
+      sp = strrchr (line, ' ');
+      if (strncmp (line, "sib ", 4) || !sp || sp < line + 5
+          || !is_shard_name (sp + 1) || e->nsib >= KS_SHAMIR_MAX_SHARES)
+        return gpg_error (GPG_ERR_INV_DATA);
+      *sp = 0;
+      e->sib[e->nsib].url = gcry_strdup (line + 4);
+      if (!e->sib[e->nsib].url)
+        return gpg_error_from_syserror ();
+      memcpy (e->sib[e->nsib++].name, sp + 1, KS_NAME_HEX_LEN + 1);
+    }
+  return err;
+}
+
+static void
+entry_release (ks_queue_entry_t *e)
+{
+  unsigned int i;
+
+  gcry_free (e->url);
+  gcry_free (e->path);
+  gcry_free (e->data);
+  for (i = 0; i < e->nsib; i++)
+    gcry_free ((char *)e->sib[i].url);
+  gcry_free (e->sib);
+  memset (e, 0, sizeof *e);
 }
 
 static gpg_error_t
@@ -98,9 +189,11 @@ read_entry (const char *path, const char *name, ks_queue_entry_t *e)
   gpg_error_t err = 0;
   int fd;
   uint8_t *buf = NULL;
-  size_t len = 0, ml = strlen (QUEUE_MAGIC);
+  size_t len = 0;
   ssize_t n;
-  uint8_t *nl;
+  ks_buf_t in;
+  char line[QUEUE_MAX_LINE];
+  int v2;
 
   memset (e, 0, sizeof *e);
   fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -124,34 +217,38 @@ read_entry (const char *path, const char *name, ks_queue_entry_t *e)
         }
       len += n;
     }
-  if (len < ml || memcmp (buf, QUEUE_MAGIC, ml)
-      || !(nl = memchr (buf + ml, '\n', len - ml)))
+  ks_buf_view (&in, buf, len);
+  err = ks_buf_get_line (&in, line, sizeof line);
+  if (err)
+    goto leave;
+  v2 = !strncmp (line, QUEUE_MAGIC2, strlen (QUEUE_MAGIC2));
+  if (!v2 && strncmp (line, QUEUE_MAGIC, strlen (QUEUE_MAGIC)))
     {
       err = gpg_error (GPG_ERR_INV_DATA);
       goto leave;
     }
-  e->url = gcry_malloc ((nl - buf) - ml + 1);
+  e->url = gcry_strdup (line + strlen (QUEUE_MAGIC));
   e->path = gcry_strdup (path);
-  e->len = len - (nl + 1 - buf);
-  e->data = gcry_malloc (e->len ? e->len : 1);
-  if (!e->url || !e->path || !e->data)
+  if (!e->url || !e->path)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  memcpy (e->url, buf + ml, (nl - buf) - ml);
-  e->url[(nl - buf) - ml] = 0;
-  memcpy (e->data, nl + 1, e->len);
+  if (v2 && (err = read_sibs (&in, e)))
+    goto leave;
+  e->len = ks_buf_left (&in);
+  e->data = gcry_malloc (e->len ? e->len : 1);
+  if (!e->data)
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  memcpy (e->data, ks_buf_ptr (&in), e->len);
   memcpy (e->name, name, KS_NAME_HEX_LEN + 1);
 
  leave:
   if (err)
-    {
-      gcry_free (e->url);
-      gcry_free (e->path);
-      gcry_free (e->data);
-      memset (e, 0, sizeof *e);
-    }
+    entry_release (e);
   gcry_free (buf);
   close (fd);
   return err;
@@ -165,11 +262,7 @@ ks_queue_list_free (ks_queue_entry_t *list, size_t count)
   if (!list)
     return;
   for (i = 0; i < count; i++)
-    {
-      gcry_free (list[i].path);
-      gcry_free (list[i].url);
-      gcry_free (list[i].data);
-    }
+    entry_release (&list[i]);
   gcry_free (list);
 }
 
@@ -257,116 +350,4 @@ ks_queue_remove (const ks_queue_entry_t *e)
   if (unlink (e->path) && errno != ENOENT)
     return gpg_error_from_syserror ();
   return 0;
-}
-
-/* keysafe upload-queued: PUT every entry; a 201 or a 409 whose stored
- * bytes equal ours is done (so running it twice is harmless).  */
-gpg_error_t
-ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
-{
-  gpg_error_t err;
-  ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i, nget = 0, ndone = 0, nleft = 0;
-  ks_xfer_t *x = NULL, *g = NULL;
-  ks_transport_cfg_t cfg;
-  char why[256];
-
-  err = ks_queue_list (opt->homedir, &q, &nq);
-  if (err)
-    {
-      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
-                    gpg_strerror (err));
-      goto leave;
-    }
-  if (!nq)
-    {
-      ks_ui_infof (ui, _("the upload queue is empty"));
-      goto leave;
-    }
-  x = gcry_calloc (nq, sizeof *x);
-  g = gcry_calloc (nq, sizeof *g);
-  if (!x || !g)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  ks_flow_transport_cfg (opt, ui, &cfg);
-  for (i = 0; i < nq; i++)
-    {
-      ks_xfer_set (&x[i], KS_HTTP_PUT, q[i].url, q[i].name, i, 0, 0);
-      x[i].body = q[i].data;
-      x[i].bodylen = q[i].len;
-    }
-  err = ks_transport_run (&cfg, x, nq);
-  if (err)
-    goto leave;
-
-  /* A 409: is it our own shard, stored by an earlier run?  */
-  for (i = 0; i < nq; i++)
-    if (!x[i].err && x[i].status == 409)
-      {
-        ks_xfer_set (&g[nget], KS_HTTP_GET, q[i].url, q[i].name, i, 0, 0);
-        g[nget].maxresp = q[i].len + 1;
-        nget++;
-      }
-  if (nget)
-    {
-      err = ks_transport_run (&cfg, g, nget);
-      if (err)
-        goto leave;
-    }
-
-  for (i = 0; i < nq; i++)
-    {
-      int done = 0;
-
-      if (!x[i].err && x[i].status == 201)
-        done = 1;
-      else if (!x[i].err && x[i].status == 409)
-        {
-          size_t k;
-
-          for (k = 0; k < nget; k++)
-            if (g[k].server == i)
-              break;
-          if (k < nget && !g[k].err && g[k].status == 200 && g[k].resp
-              && g[k].resp->len == q[i].len
-              && !memcmp (g[k].resp->data, q[i].data, q[i].len))
-            done = 1;
-          else if (k < nget && !g[k].err && g[k].status == 200)
-            {
-              ks_ui_infof (ui, _("%s holds other data under a queued"
-                                 " name; dropping that shard"), q[i].url);
-              ks_queue_remove (&q[i]);
-              nleft++;
-              continue;
-            }
-        }
-      if (done)
-        {
-          ks_queue_remove (&q[i]);
-          ndone++;
-        }
-      else
-        {
-          nleft++;
-          ks_ui_infof (ui, _("%s: %s; the shard stays queued"), q[i].url,
-                       ks_xfer_describe (&x[i], why, sizeof why));
-        }
-    }
-  ks_ui_infof (ui, _("%zu queued shards sent, %zu left"), ndone, nleft);
-  if (nleft)
-    {
-      ks_ui_errorf (ui, _("%zu shards could not be sent; run"
-                          " 'keysafe upload-queued' again later"), nleft);
-      err = gpg_error (GPG_ERR_TRY_LATER);
-    }
-
- leave:
-  ks_transport_release (x, nq);
-  ks_transport_release (g, nget);
-  gcry_free (x);
-  gcry_free (g);
-  ks_queue_list_free (q, nq);
-  return err;
 }
