@@ -63,6 +63,6 @@ ks_helper_iomon_check (ks_session_t *s, gpg_error_t err)
     return err;
   s->bad_escape = 0;
   return assuan_set_error (s->ctx, gpg_error (GPG_ERR_ASS_PARAMETER),
-                           _("a D line ends inside a %-escape or holds an"
+                           _("a D line ends inside a percent escape or holds an"
                              " invalid one"));
 }
