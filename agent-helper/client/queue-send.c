@@ -143,12 +143,24 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
 gpg_error_t
 ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
 {
+  return ks_queue_send (opt, ui, NULL, NULL);
+}
+
+gpg_error_t
+ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
+               char (**r_sent)[KS_NAME_HEX_LEN + 1], size_t *r_nsent)
+{
   gpg_error_t err;
   ks_queue_entry_t *q = NULL;
   size_t nall = 0, nq, i, ndone = 0, nleft = 0, ndrop = 0;
   ks_transport_cfg_t cfg;
   int *what = NULL, *done = NULL;
 
+  if (r_sent)
+    {
+      *r_sent = NULL;
+      *r_nsent = 0;
+    }
   err = ks_queue_list (opt->homedir, &q, &nall);
   nq = nall;
   if (err)
@@ -177,6 +189,14 @@ ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
     err = send_entries (ui, &cfg, q, nq, what, done);
   if (err)
     goto leave;
+  if (r_sent && !(*r_sent = gcry_calloc (nq, sizeof **r_sent)))
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  for (i = 0; i < nq; i++)
+    if (done[i] && r_sent)
+      memcpy ((*r_sent)[(*r_nsent)++], q[i].name, KS_NAME_HEX_LEN + 1);
   for (i = 0; i < nq; i++)
     if (done[i] || what[i] == Q_DROP)
       {

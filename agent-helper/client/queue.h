@@ -14,7 +14,7 @@
 #ifndef KS_QUEUE_H
 #define KS_QUEUE_H
 
-#include "keysafe.h"
+#include "keysafe-client.h"
 
 /* Another shard of the same object: where it goes, its name.  */
 typedef struct ks_queue_sib
@@ -56,6 +56,12 @@ void ks_queue_list_free (ks_queue_entry_t *list, size_t count);
 
 /* Remove the entry of shard NAME, if there is one.  */
 gpg_error_t ks_queue_drop (const char *homedir, const char *name);
+
+/* `upload-queued` (queue-send.c); with R_SENT, the names of the shards
+ * a server now holds (gcry_malloc'd, *R_NSENT of them).  */
+gpg_error_t ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
+                           char (**r_sent)[KS_NAME_HEX_LEN + 1],
+                           size_t *r_nsent);
 
 /* Remove the file of entry E.  */
 gpg_error_t ks_queue_remove (const ks_queue_entry_t *e);
