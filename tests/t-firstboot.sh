@@ -251,4 +251,31 @@ grep_in "the marker names the first key" "^fingerprint $FIRST\$" \
   "$GNUPGHOME/$MARKER"
 eq "no key was created" "$(seckeys)" 2
 
+# --- 5. a server that lies (409 to every PUT, holds nothing), one down -
+# The liar never counts as holding shards: with server 2 down the
+# backup is not restorable, on the first run and on the next.
+fresh_home
+pinentry_setup "$PW"
+"$top_builddir/tests/t-hostile-store" "$T_WORK/port.fbh" 409 \
+  2>>"$T_WORK/server-h.log" &
+LPID=$!
+T_PIDS="$T_PIDS $LPID"
+t_wait_for "$LPID" test -s "$T_WORK/port.fbh" || { echo "ERROR: no liar"; exit 99; }
+SAVED="$SERVERS"
+SERVERS="--server $URL_1 --server $URL_2 --server http://127.0.0.1:$(cat "$T_WORK/port.fbh")"
+srv_stop 2
+fails "a liar and a server down: first boot is not done" fb liar1 \
+  --name "fb liar"
+grep_in "names the liar" "server 3 .*refused" "$T_WORK/liar1.err"
+ok "no marker" test ! -e "$GNUPGHOME/$MARKER"
+fails "the next run with server 2 still down is not done either" fb liar2 \
+  --name "fb liar"
+grep_in "says it is still not restorable" "still not restorable" \
+  "$T_WORK/liar2.err"
+ok "still no marker" test ! -e "$GNUPGHOME/$MARKER"
+srv_start 2
+ok "with server 2 back first boot is done" fb liar3 --name "fb liar"
+ok "the marker is there now" test -f "$GNUPGHOME/$MARKER"
+SERVERS="$SAVED"
+
 t_done
