@@ -26,24 +26,22 @@ HURL="http://127.0.0.1:$(cat "$T_WORK/port.h")"
 qcount () { find "$QDIR" -type f 2>/dev/null | wc -l; }
 
 # 1. The lying server last and first in the list.
-ok "backup with a server answering 409 last" ks backup --gpgkeyid "$FPR" \
-   --name liar3 --password-fd 3 --server "$URL_1" --server "$URL_2" \
-   --server "$HURL"
-grep_in "names the refusing server" "server 3 .*refused" "$T_WORK/ks.err"
-grep_in "says it is restorable" "restorable now" "$T_WORK/ks.err"
-eq "nothing stays queued for the liar" "$(qcount)" 0
-ok "it restores" ks restore --stdout --name liar3 --password-fd 3 \
-   --server "$URL_1" --server "$URL_2" --server "$HURL"
-eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
-
-ok "backup with a server answering 409 first" ks backup --gpgkeyid "$FPR" \
-   --name liar1 --password-fd 3 --server "$HURL" --server "$URL_1" \
-   --server "$URL_2"
-grep_in "names the refusing server" "server 1 .*refused" "$T_WORK/ks.err"
-eq "nothing stays queued" "$(qcount)" 0
-ok "it restores" ks restore --stdout --name liar1 --password-fd 3 \
-   --server "$HURL" --server "$URL_1" --server "$URL_2"
-eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+for pos in 3 1; do
+  if [ $pos = 3 ]; then
+    LIST="--server $URL_1 --server $URL_2 --server $HURL"
+  else
+    LIST="--server $HURL --server $URL_1 --server $URL_2"
+  fi
+  ok "backup with a server answering 409 at $pos" ks backup \
+     --gpgkeyid "$FPR" --name "liar$pos" --password-fd 3 $LIST
+  grep_in "names the refusing server" "server $pos .*refused" \
+     "$T_WORK/ks.err"
+  grep_in "says it is restorable" "restorable now" "$T_WORK/ks.err"
+  eq "nothing stays queued for the liar" "$(qcount)" 0
+  ok "it restores" ks restore --stdout --name "liar$pos" --password-fd 3 \
+     $LIST
+  eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+done
 
 # Two liars of three: not restorable, and it says so.
 fails "backup with two liars fails" ks backup --gpgkeyid "$FPR" \

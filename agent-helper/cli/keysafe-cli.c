@@ -29,6 +29,7 @@ enum cmd_and_opt_values
     oStdout,
     oName,
     oPasswordFd,
+    oNameFd,
     oBindKeyId,
     oShares,
     oThreshold,
@@ -67,6 +68,8 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_s (oName, "name", N_("|NAME|the name of the backup")),
     ARGPARSE_s_i (oPasswordFd, "password-fd",
                   N_("|FD|read the password from descriptor FD")),
+    ARGPARSE_s_i (oNameFd, "name-fd",
+                  N_("|FD|read the name of the backup from descriptor FD")),
     ARGPARSE_s_n (oBindKeyId, "bind-keyid", N_("bind the backup to the key"
                                                " id")),
     ARGPARSE_s_u (oShares, "shares", N_("|N|split into N shares")),
@@ -101,6 +104,7 @@ struct face
 {
   const ks_options_t *opt;
   int password_fd;
+  int name_fd;                  /* --name-fd: the name, kept off argv */
   int quiet;
   int use_stdin;                /* backup --stdin */
   int use_stdout;               /* restore --stdout */
@@ -169,6 +173,10 @@ face_get_name (void *arg, const char *prompt, char **r_name)
   struct face *face = arg;
 
   *r_name = NULL;
+  /* The name is half of what opens a backup: read into secure memory,
+   * never seen in the process list.  */
+  if (face->name_fd >= 0)
+    return ks_password_from_fd (face->name_fd, r_name);
   if (face->opt->batch)
     return gpg_error (GPG_ERR_MISSING_VALUE);
   ks_progress_break (&face->progress);
@@ -357,6 +365,7 @@ parse_args (int *argc, char ***argv, ks_options_t *opt, struct face *face,
         case oStdout: face->use_stdout = 1; break;
         case oName: opt->name = pargs.r.ret_str; break;
         case oPasswordFd: face->password_fd = pargs.r.ret_int; break;
+        case oNameFd: face->name_fd = pargs.r.ret_int; break;
         case oBindKeyId: opt->bind_keyid = 1; break;
         case oShares: opt->shares = pargs.r.ret_ulong; break;
         case oThreshold: opt->threshold = pargs.r.ret_ulong; break;
@@ -516,6 +525,7 @@ main (int argc, char **argv)
   memset (&opt, 0, sizeof opt);
   memset (&face, 0, sizeof face);
   face.password_fd = -1;
+  face.name_fd = -1;
   face.opt = &opt;
   rc = parse_args (&argc, &argv, &opt, &face, servers, &cmd);
   if (rc)
