@@ -11,7 +11,7 @@ ks_buf_new (size_t max, int secure, ks_buf_t **r_buf)
   ks_buf_t *buf;
 
   *r_buf = NULL;
-  buf = gcry_calloc (1, sizeof *buf);
+  buf = ks_calloc (1, sizeof *buf);
   if (!buf)
     return gpg_error_from_syserror ();
   buf->max = max;
@@ -26,7 +26,7 @@ ks_buf_free (ks_buf_t *buf)
   if (!buf || buf->view)
     return;
   ks_free_secret (buf->data, buf->alloc);
-  gcry_free (buf);
+  ks_free (buf);
 }
 
 void
@@ -57,7 +57,7 @@ ks_buf_reserve (ks_buf_t *buf, size_t len, uint8_t **r_p)
       newalloc = buf->alloc ? buf->alloc : 64;
       while (newalloc < need)
         newalloc = newalloc > buf->max / 2 ? buf->max : newalloc * 2;
-      p = buf->secure ? gcry_malloc_secure (newalloc) : gcry_malloc (newalloc);
+      p = buf->secure ? ks_malloc_secure (newalloc) : ks_malloc (newalloc);
       if (!p)
         return gpg_error_from_syserror ();
       if (buf->len)
@@ -66,7 +66,7 @@ ks_buf_reserve (ks_buf_t *buf, size_t len, uint8_t **r_p)
       buf->data = p;
       buf->alloc = newalloc;
     }
-  *r_p = buf->data + buf->len;
+  *r_p = buf->data ? buf->data + buf->len : NULL;
   buf->len = need;
   return 0;
 }
@@ -170,6 +170,23 @@ ks_buf_get_name (ks_buf_t *buf, char *out)
 }
 
 gpg_error_t
+ks_buf_get_hex (ks_buf_t *buf, uint8_t *out, size_t n)
+{
+  const char *p = (const char *)ks_buf_ptr (buf);
+  size_t i;
+
+  if (ks_buf_left (buf) / 2 < n)
+    return gpg_error (GPG_ERR_TOO_SHORT);
+  if (!ks_hex_is_lower (p, 2 * n))
+    return gpg_error (GPG_ERR_INV_VALUE);
+  for (i = 0; i < n; i++)
+    out[i] = (uint8_t)(ks_hex_value (p[2 * i]) << 4
+                       | ks_hex_value (p[2 * i + 1]));
+  buf->off += 2 * n;
+  return 0;
+}
+
+gpg_error_t
 ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize)
 {
   const uint8_t *p = ks_buf_ptr (buf);
@@ -194,4 +211,46 @@ ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize)
   out[n] = 0;
   buf->off += used;
   return 0;
+}
+
+gpg_error_t
+ks_buf_unescape (const char *text, int secure, char **r_out)
+{
+  gpg_error_t err;
+  ks_buf_t in, *out = NULL;
+  uint8_t c, esc[3];
+  uint8_t *data = NULL;
+  size_t len = strlen (text);
+  int hi, lo;
+
+  *r_out = NULL;
+  ks_buf_view (&in, text, len);
+  err = ks_buf_new (len + 1, secure, &out);
+  while (!err && ks_buf_left (&in))
+    {
+      const uint8_t *p = ks_buf_ptr (&in);
+
+      if (p[0] == '%' && ks_buf_left (&in) >= 3
+          && (hi = ks_hex_value (p[1])) >= 0
+          && (lo = ks_hex_value (p[2])) >= 0)
+        {
+          err = ks_buf_get_bytes (&in, esc, 3);
+          c = (uint8_t)(hi << 4 | lo);
+          if (!err && !c)
+            err = gpg_error (GPG_ERR_INV_VALUE);
+        }
+      else
+        err = ks_buf_get_bytes (&in, &c, 1);
+      if (!err)
+        err = ks_buf_append (out, &c, 1);
+    }
+  c = 0;
+  if (!err)
+    err = ks_buf_append (out, &c, 1);
+  if (!err)
+    err = ks_buf_detach (out, &data, &len);
+  if (!err)
+    *r_out = (char *)data;
+  ks_buf_free (out);
+  return err;
 }

@@ -64,11 +64,21 @@ gpg_error_t ks_buf_get_bytes (ks_buf_t *buf, void *out, size_t n);
  * into OUT (65 bytes with the NUL).  GPG_ERR_INV_NAME (nothing consumed)
  * for anything else in those 64 bytes.  */
 gpg_error_t ks_buf_get_name (ks_buf_t *buf, char *out);
+/* N bytes from exactly 2*N lowercase hex characters, into OUT.
+ * GPG_ERR_INV_VALUE (nothing consumed) for any other character there.  */
+gpg_error_t ks_buf_get_hex (ks_buf_t *buf, uint8_t *out, size_t n);
 /* One line: the bytes up to the next LF (or to the end of the content
  * when no LF follows), without the LF and without one CR before it,
  * NUL-terminated into OUT of OUTSIZE bytes.  GPG_ERR_TOO_LARGE when the
  * line does not fit, GPG_ERR_INV_VALUE when it holds a NUL byte,
  * GPG_ERR_EOF when nothing is left; nothing is consumed on an error.  */
 gpg_error_t ks_buf_get_line (ks_buf_t *buf, char *out, size_t outsize);
+
+/* Percent-unescape TEXT (%XX, as Assuan escapes option values) into a
+ * new NUL-terminated string *R_OUT, in secure memory when SECURE (free
+ * with ks_free_secret (*R_OUT, strlen (*R_OUT) + 1), else ks_free).  A
+ * '%' not followed by two hex digits stays as it is; %00 is refused with
+ * GPG_ERR_INV_VALUE, since the result is a C string.  */
+gpg_error_t ks_buf_unescape (const char *text, int secure, char **r_out);
 
 #endif /* KS_BUFFER_H */

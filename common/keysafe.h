@@ -13,6 +13,8 @@
 #include "i18n.h"
 #include "init.h"
 #include "buffer.h"
+#include "random.h"
+#include "file.h"
 #include "kdf.h"
 #include "shamir.h"
 #include "profile.h"

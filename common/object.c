@@ -18,6 +18,14 @@ ks_object_count (const ks_profile_t *profile, size_t len, uint32_t *r_count)
   return 0;
 }
 
+uint32_t
+ks_object_max_chunks (const ks_profile_t *profile)
+{
+  size_t cs = ks_profile_chunk_size (profile);
+
+  return (uint32_t)((LEN_PREFIX + KS_MAX_SECRET + cs - 1) / cs);
+}
+
 void
 ks_object_chunk (const ks_profile_t *profile, const uint8_t *secret,
                  size_t len, uint32_t j, uint8_t *chunk)

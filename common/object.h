@@ -16,6 +16,11 @@
 gpg_error_t ks_object_count (const ks_profile_t *profile, size_t len,
                              uint32_t *r_count);
 
+/* The most chunks any backup of PROFILE has: those of a secret of
+ * KS_MAX_SECRET bytes.  A restore fetches chunks 0.. until a 404 but
+ * never past this count.  */
+uint32_t ks_object_max_chunks (const ks_profile_t *profile);
+
 /* Write chunk J of the padded stream of SECRET into CHUNK
  * (chunk-size bytes).  */
 void ks_object_chunk (const ks_profile_t *profile, const uint8_t *secret,

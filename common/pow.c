@@ -13,6 +13,7 @@
  */
 #include <config.h>
 #include "pow.h"
+#include "buffer.h"
 
 #define POW_TAG "keysafe-pow-1"
 #define POW_KEY_LEN KS_POW_KEY_LEN
@@ -40,7 +41,7 @@ ks_pow_key_new (ks_pow_key_t **r_key)
   ks_pow_key_t *key;
 
   *r_key = NULL;
-  key = gcry_malloc_secure (sizeof *key);
+  key = ks_malloc_secure (sizeof *key);
   if (!key)
     return gpg_error_from_syserror ();
   gcry_randomize (key->key, sizeof key->key, GCRY_STRONG_RANDOM);
@@ -185,31 +186,19 @@ build_work (uint8_t *buf, const uint8_t *chal, const uint8_t *nonce,
   return n;
 }
 
-/* Decode N bytes from the 2*N lowercase hex characters at S (checked
- * by the caller); ks_hex_decode wants the whole string.  */
-static void
-decode_hex (const char *s, uint8_t *out, size_t n)
+/* PROOF is exactly hex (challenge) "." hex (nonce), lowercase.  */
+static gpg_error_t
+parse_proof (const char *proof, uint8_t *chal, uint8_t *nonce)
 {
-  size_t i;
-  int hi, lo;
+  ks_buf_t in;
+  uint8_t dot = 0;
 
-  for (i = 0; i < n; i++)
-    {
-      hi = s[2 * i] <= '9' ? s[2 * i] - '0' : s[2 * i] - 'a' + 10;
-      lo = s[2 * i + 1] <= '9' ? s[2 * i + 1] - '0' : s[2 * i + 1] - 'a' + 10;
-      out[i] = (uint8_t)(hi << 4 | lo);
-    }
-}
-
-static int
-is_lower_hex (const char *s, size_t n)
-{
-  size_t i;
-
-  for (i = 0; i < n; i++)
-    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-      return 0;
-  return 1;
+  ks_buf_view (&in, proof, strlen (proof));
+  if (ks_buf_get_hex (&in, chal, POW_CHAL_LEN)
+      || ks_buf_get_bytes (&in, &dot, 1) || dot != '.'
+      || ks_buf_get_hex (&in, nonce, POW_NONCE_LEN) || ks_buf_left (&in))
+    return gpg_error (GPG_ERR_INV_VALUE);
+  return 0;
 }
 
 gpg_error_t
@@ -236,13 +225,9 @@ ks_pow_check (const ks_pow_key_t *key, const char *proof,
   if (err)
     return gpg_error (GPG_ERR_INV_VALUE);
 
-  /* Syntax: exactly 82 lowercase hex, a dot, 16 lowercase hex.  */
-  if (strlen (proof) != POW_PROOF_HEX || proof[POW_CHAL_HEX] != '.'
-      || !is_lower_hex (proof, POW_CHAL_HEX)
-      || !is_lower_hex (proof + POW_CHAL_HEX + 1, 2 * POW_NONCE_LEN))
-    return gpg_error (GPG_ERR_INV_VALUE);
-  decode_hex (proof, chal, POW_CHAL_LEN);
-  decode_hex (proof + POW_CHAL_HEX + 1, nonce, POW_NONCE_LEN);
+  err = parse_proof (proof, chal, nonce);
+  if (err)
+    return err;
 
   /* Ours and bound to this request?  */
   err = compute_mac (key, chal, method, name, mac);
@@ -285,6 +270,7 @@ ks_pow_solve (const char *challenge, const char *method,
   unsigned int difficulty;
   size_t worklen;
   uint64_t tries, nonce;
+  ks_buf_t in;
 
   if (proofsize)
     *proof = 0;
@@ -293,9 +279,10 @@ ks_pow_solve (const char *challenge, const char *method,
   err = check_binding (method, name);
   if (err)
     return err;
-  if (!challenge || strlen (challenge) != POW_CHAL_HEX
-      || !is_lower_hex (challenge, POW_CHAL_HEX)
-      || ks_hex_decode (challenge, chal, POW_CHAL_LEN))
+  if (!challenge)
+    return gpg_error (GPG_ERR_INV_VALUE);
+  ks_buf_view (&in, challenge, strlen (challenge));
+  if (ks_buf_get_hex (&in, chal, POW_CHAL_LEN) || ks_buf_left (&in))
     return gpg_error (GPG_ERR_INV_VALUE);
   difficulty = chal[8];
   if (difficulty > KS_POW_MAX_DIFFICULTY)

@@ -1,6 +1,9 @@
 /* profile.h - the table of named parameter sets (versions)
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
+ * Every Argon2id call of protocol 2 uses one lane and a 16-byte salt,
+ * the only shape libsodium and libgcrypt both compute.
+ *
  * No version travels with the data: a profile is recognised only by the
  * fact that its domain tags and costs produce names that exist and a tag
  * that verifies.  doc/protocol.md is the normative description of every
@@ -18,12 +21,17 @@
 #define KS_NAME_HEX_LEN 64
 /* The largest secret any profile accepts.  */
 #define KS_MAX_SECRET (256 * 1024)
+/* Most name seed instances a profile may have.  */
+#define KS_MAX_NAME_INSTANCES 16
+/* Salts are the first 16 bytes of a SHA-256: what libsodium takes.  */
+#define KS_SALT_LEN 16
 
 typedef struct ks_profile
 {
   const char *name;             /* "default", "test", ... */
   const char *tag;              /* domain tag prefix, ASCII */
-  ks_argon2_params_t name_cost; /* item name -> name seed N */
+  ks_argon2_params_t name_cost; /* one instance of the name seed */
+  unsigned int name_instances;  /* P: independent full-memory instances */
   ks_argon2_params_t key_cost;  /* password -> K */
   ks_argon2_params_t puzzle_cost; /* K || R -> E, one guess of R */
   unsigned int puzzle_bits;     /* R is in [0, 2^puzzle_bits) */

@@ -18,7 +18,7 @@
 struct solver
 {
   const ks_profile_t *profile;
-  const char *name;
+  const uint8_t *seed;
   const uint8_t *key;
   const uint8_t *const *cands;
   size_t ncands;
@@ -75,7 +75,7 @@ solve_thread (void *arg)
 
       if (solver_should_stop (s))
         break;
-      err = ks_derive_puzzle_key (s->profile, s->name, s->key,
+      err = ks_derive_puzzle_key (s->profile, s->seed, s->key,
                                   (uint32_t)r, ekey);
       if (err)
         break;
@@ -110,7 +110,7 @@ solve_thread (void *arg)
 }
 
 gpg_error_t
-ks_puzzle_solve (const ks_profile_t *profile, const char *name,
+ks_puzzle_solve (const ks_profile_t *profile, const uint8_t *seed,
                  const uint8_t *key,
                  const uint8_t *const *cands, size_t ncands,
                  unsigned int nthreads,
@@ -134,7 +134,7 @@ ks_puzzle_solve (const ks_profile_t *profile, const char *name,
 
   memset (&s, 0, sizeof s);
   s.profile = profile;
-  s.name = name;
+  s.seed = seed;
   s.key = key;
   s.cands = cands;
   s.ncands = ncands;

@@ -10,12 +10,13 @@
 
 #include "profile.h"
 
-/* Try every R on NTHREADS threads (0 = one per CPU) against each of the
+/* SEED is the name seed N (it salts E).  Try every R on NTHREADS threads (0 = one per CPU) against each of the
  * NCANDS candidate objects for chunk 0 (several when shards disagree).
  * On success writes E to EKEY, the chunk to CHUNK0 and the index of the
  * candidate that verified to *R_WHICH.  GPG_ERR_BAD_PASSPHRASE when no R
  * opens any candidate.  PROGRESS counts tried values of R.  */
-gpg_error_t ks_puzzle_solve (const ks_profile_t *profile, const char *name,
+gpg_error_t ks_puzzle_solve (const ks_profile_t *profile,
+                             const uint8_t *seed,
                              const uint8_t *key,
                              const uint8_t *const *cands, size_t ncands,
                              unsigned int nthreads,

@@ -3,7 +3,7 @@
  */
 #include <config.h>
 #include <pthread.h>
-#include "shardset.h"
+#include "random.h"
 
 /* Known-answer tests replace the RNG by a fixed stream; the programs
  * never do.  The state is global and guarded, since threads may ask.  */

@@ -22,7 +22,7 @@
  */
 #include <config.h>
 #include "shamir.h"
-#include "shardset.h"   /* ks_random */
+#include "random.h"
 
 #define LANE_HI  UINT64_C (0x8080808080808080)
 #define LANE_LO7 UINT64_C (0x7f7f7f7f7f7f7f7f)
@@ -131,7 +131,7 @@ ks_shamir_split (const uint8_t *secret, size_t len,
         goto leave;
       }
 
-  coef = gcry_malloc_secure (COEF_CHUNK);
+  coef = ks_malloc_secure (COEF_CHUNK);
   if (!coef)
     {
       err = gpg_error_from_syserror ();

@@ -1,4 +1,4 @@
-/* shardset.c - from a secret to named shards and back
+/* shardset.c - from a secret to named shards (backup); recover.c goes back
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The order of operations and of randomness use here is normative
@@ -6,22 +6,41 @@
  */
 #include <config.h>
 #include "shardset.h"
+#include "buffer.h"
+#include "random.h"
 #include "derive.h"
 #include "object.h"
 #include "puzzle.h"
 #include "shamir.h"
 
-/* Shards held for one chunk beyond this are ignored: with M shards a
- * restore tries up to 2^M subsets.  */
-#define KS_RECOVER_MAX_PER_CHUNK 10
-/* Distinct combinations tried per chunk.  */
-#define KS_RECOVER_MAX_CANDS 128
+#include "location.h"
+
 
 static gpg_error_t
 check_nk (unsigned int n, unsigned int k)
 {
   if (k < 2 || k > n || n > KS_SHAMIR_MAX_SHARES)
     return gpg_error (GPG_ERR_INV_ARG);
+  return 0;
+}
+
+/* N valid and pairwise distinct location identities: the shares of one
+ * backup go to N different locations.  */
+static gpg_error_t
+check_locations (const char *const *loc, unsigned int n)
+{
+  unsigned int a, b;
+
+  if (!loc)
+    return gpg_error (GPG_ERR_INV_ARG);
+  for (a = 0; a < n; a++)
+    {
+      if (!ks_location_id_is_valid (loc[a]))
+        return gpg_error (GPG_ERR_INV_ARG);
+      for (b = 0; b < a; b++)
+        if (!strcmp (loc[a], loc[b]))
+          return gpg_error (GPG_ERR_INV_ARG);
+    }
   return 0;
 }
 
@@ -34,10 +53,33 @@ ks_shardset_free (ks_shardset_t *set)
     return;
   if (set->shards)
     for (idx = 0; idx < (size_t)set->nchunks * set->n; idx++)
-      gcry_free (set->shards[idx]);
-  gcry_free (set->shards);
-  gcry_free (set->names);
-  gcry_free (set);
+      ks_free (set->shards[idx]);
+  ks_free (set->shards);
+  ks_free (set->names);
+  ks_free (set);
+}
+
+/* Allocate the N shards of chunk J of SET and derive their names, share
+ * I on the location LOC_IDS[I-1].  */
+static gpg_error_t
+name_chunk (ks_shardset_t *set, const uint8_t *seed,
+            const char *const *loc_ids, uint32_t j)
+{
+  gpg_error_t err;
+  size_t base = (size_t)j * set->n;
+  unsigned int i;
+
+  for (i = 0; i < set->n; i++)
+    {
+      set->shards[base + i] = ks_malloc (set->profile->object_size);
+      if (!set->shards[base + i])
+        return gpg_error_from_syserror ();
+      err = ks_derive_shard_name (set->profile, seed, loc_ids[i], i + 1, j,
+                                  set->names[base + i]);
+      if (err)
+        return err;
+    }
+  return 0;
 }
 
 gpg_error_t
@@ -46,12 +88,13 @@ ks_shardset_create (const ks_profile_t *profile,
                     const void *password, size_t passwordlen,
                     const uint8_t *secret, size_t secretlen,
                     unsigned int n, unsigned int k,
+                    const char *const *loc_ids,
                     ks_progress_cb_t progress, void *progress_arg,
                     ks_shardset_t **r_set)
 {
   gpg_error_t err;
   ks_shardset_t *set = NULL;
-  uint8_t seed[KS_SEED_LEN];
+  uint8_t *seed = NULL;         /* N, secure */
   uint8_t *key = NULL;          /* K, secure */
   uint8_t *ekey = NULL;         /* E, secure */
   uint8_t *chunk = NULL;        /* plaintext chunk, secure */
@@ -59,7 +102,6 @@ ks_shardset_create (const ks_profile_t *profile,
   size_t cs = ks_profile_chunk_size (profile);
   uint8_t rbuf[4], iv[KS_IV_LEN];
   uint32_t r, j;
-  unsigned int i;
 
   *r_set = NULL;
   if (!n)
@@ -67,6 +109,8 @@ ks_shardset_create (const ks_profile_t *profile,
   if (!k)
     k = profile->threshold;
   err = check_nk (n, k);
+  if (!err)
+    err = check_locations (loc_ids, n);
   if (err)
     goto leave;
   if (!name || !*name)
@@ -75,7 +119,7 @@ ks_shardset_create (const ks_profile_t *profile,
       goto leave;
     }
 
-  set = gcry_calloc (1, sizeof *set);
+  set = ks_calloc (1, sizeof *set);
   if (!set)
     {
       err = gpg_error_from_syserror ();
@@ -88,13 +132,15 @@ ks_shardset_create (const ks_profile_t *profile,
   err = ks_object_count (profile, secretlen, &set->nchunks);
   if (err)
     goto leave;
-  set->names = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->names);
-  set->shards = gcry_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
-  key = gcry_malloc_secure (KS_KEY_LEN);
-  ekey = gcry_malloc_secure (KS_KEY_LEN);
-  chunk = gcry_malloc_secure (cs);
-  obj = gcry_malloc (profile->object_size);
-  if (!set->names || !set->shards || !key || !ekey || !chunk || !obj)
+  set->names = ks_calloc ((size_t)set->nchunks * n, sizeof *set->names);
+  set->shards = ks_calloc ((size_t)set->nchunks * n, sizeof *set->shards);
+  seed = ks_malloc_secure (KS_SEED_LEN);
+  key = ks_malloc_secure (KS_KEY_LEN);
+  ekey = ks_malloc_secure (KS_KEY_LEN);
+  chunk = ks_malloc_secure (cs);
+  obj = ks_malloc (profile->object_size);
+  if (!set->names || !set->shards || !seed || !key || !ekey || !chunk
+      || !obj)
     {
       err = gpg_error_from_syserror ();
       goto leave;
@@ -103,7 +149,7 @@ ks_shardset_create (const ks_profile_t *profile,
   err = ks_derive_seed (profile, name, keyid, seed, progress, progress_arg);
   if (err)
     goto leave;
-  err = ks_derive_key (profile, name, password, passwordlen, key,
+  err = ks_derive_key (profile, seed, password, passwordlen, key,
                        progress, progress_arg);
   if (err)
     goto leave;
@@ -111,7 +157,7 @@ ks_shardset_create (const ks_profile_t *profile,
   /* The puzzle: R is the first randomness drawn.  */
   ks_random (rbuf, sizeof rbuf);
   r = ks_get_be32 (rbuf) & (uint32_t)(((uint64_t)1 << profile->puzzle_bits) - 1);
-  err = ks_derive_puzzle_key (profile, name, key, r, ekey);
+  err = ks_derive_puzzle_key (profile, seed, key, r, ekey);
   ks_wipe (rbuf, sizeof rbuf);
   r = 0;
   if (err)
@@ -123,16 +169,9 @@ ks_shardset_create (const ks_profile_t *profile,
     {
       uint8_t **shards = set->shards + (size_t)j * n;
 
-      for (i = 0; i < n; i++)
-        {
-          shards[i] = gcry_malloc (profile->object_size);
-          if (!shards[i])
-            {
-              err = gpg_error_from_syserror ();
-              goto leave;
-            }
-          ks_derive_shard_name (seed, i + 1, j, set->names[(size_t)j * n + i]);
-        }
+      err = name_chunk (set, seed, loc_ids, j);
+      if (err)
+        goto leave;
       ks_object_chunk (profile, secret, secretlen, j, chunk);
       ks_random (iv, sizeof iv);
       err = ks_object_seal (profile, ekey, j, iv, chunk, obj);
@@ -147,368 +186,11 @@ ks_shardset_create (const ks_profile_t *profile,
   set = NULL;
 
  leave:
-  ks_wipe (seed, sizeof seed);
+  ks_free_secret (seed, KS_SEED_LEN);
   ks_free_secret (key, KS_KEY_LEN);
   ks_free_secret (ekey, KS_KEY_LEN);
   ks_free_secret (chunk, cs);
-  gcry_free (obj);
+  ks_free (obj);
   ks_shardset_free (set);
-  return err;
-}
-
-
-/*
- * Restore.
- */
-
-struct held_shard
-{
-  uint32_t j;
-  uint8_t x;
-  uint8_t *data;
-};
-
-struct ks_recover
-{
-  const ks_profile_t *profile;
-  char *name;
-  uint8_t seed[KS_SEED_LEN];
-  struct held_shard *held;
-  size_t nheld;
-  size_t allocheld;
-  uint8_t *ekey;                /* after unlock, secure */
-  uint8_t *chunk0;              /* after unlock, secure */
-  size_t secretlen;
-  uint32_t nchunks;
-  int unlocked;
-};
-
-gpg_error_t
-ks_recover_new (const ks_profile_t *profile, const char *name,
-                const char *keyid,
-                ks_progress_cb_t progress, void *progress_arg,
-                ks_recover_t **r_rec)
-{
-  gpg_error_t err;
-  ks_recover_t *rec;
-
-  *r_rec = NULL;
-  if (!name || !*name)
-    return gpg_error (GPG_ERR_INV_NAME);
-  rec = gcry_calloc (1, sizeof *rec);
-  if (!rec)
-    return gpg_error_from_syserror ();
-  rec->profile = profile;
-  rec->name = gcry_strdup (name);
-  if (!rec->name)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  err = ks_derive_seed (profile, name, keyid, rec->seed,
-                        progress, progress_arg);
-  if (err)
-    goto leave;
-  *r_rec = rec;
-  rec = NULL;
-
- leave:
-  ks_recover_free (rec);
-  return err;
-}
-
-void
-ks_recover_free (ks_recover_t *rec)
-{
-  size_t h;
-
-  if (!rec)
-    return;
-  for (h = 0; h < rec->nheld; h++)
-    gcry_free (rec->held[h].data);
-  gcry_free (rec->held);
-  ks_wipe (rec->seed, sizeof rec->seed);
-  ks_free_secret (rec->ekey, KS_KEY_LEN);
-  ks_free_secret (rec->chunk0, ks_profile_chunk_size (rec->profile));
-  gcry_free (rec->name);
-  gcry_free (rec);
-}
-
-const ks_profile_t *
-ks_recover_profile (ks_recover_t *rec)
-{
-  return rec->profile;
-}
-
-void
-ks_recover_shard_name (ks_recover_t *rec, unsigned int i, uint32_t j,
-                       char *hex)
-{
-  ks_derive_shard_name (rec->seed, i, j, hex);
-}
-
-unsigned int
-ks_recover_shard_count (ks_recover_t *rec, uint32_t j)
-{
-  size_t h;
-  unsigned int count = 0;
-
-  for (h = 0; h < rec->nheld; h++)
-    if (rec->held[h].j == j)
-      count++;
-  return count;
-}
-
-gpg_error_t
-ks_recover_add_shard (ks_recover_t *rec, uint32_t j, unsigned int i,
-                      const uint8_t *data, size_t len)
-{
-  size_t h;
-  struct held_shard *p;
-
-  if (i < 1 || i > KS_SHAMIR_MAX_SHARES)
-    return gpg_error (GPG_ERR_INV_ARG);
-  if (len != rec->profile->object_size)
-    return gpg_error (GPG_ERR_INV_LENGTH);
-  for (h = 0; h < rec->nheld; h++)
-    if (rec->held[h].j == j && rec->held[h].x == i
-        && !memcmp (rec->held[h].data, data, len))
-      return 0;   /* the same shard twice */
-  if (ks_recover_shard_count (rec, j) >= KS_RECOVER_MAX_PER_CHUNK)
-    return gpg_error (GPG_ERR_TOO_MANY);
-
-  if (rec->nheld == rec->allocheld)
-    {
-      size_t na = rec->allocheld ? 2 * rec->allocheld : 8;
-
-      p = gcry_realloc (rec->held, na * sizeof *p);
-      if (!p)
-        return gpg_error_from_syserror ();
-      rec->held = p;
-      rec->allocheld = na;
-    }
-  p = &rec->held[rec->nheld];
-  p->data = gcry_malloc (len);
-  if (!p->data)
-    return gpg_error_from_syserror ();
-  memcpy (p->data, data, len);
-  p->j = j;
-  p->x = (uint8_t)i;
-  rec->nheld++;
-  return 0;
-}
-
-/* Every distinct object that some subset of two or more shards of chunk
- * J with distinct x combines into.  With honest shards all subsets give
- * the same object, so this is usually one candidate; a corrupt shard
- * adds wrong ones but cannot remove the right one while an honest
- * subset of threshold size exists.  */
-static gpg_error_t
-make_candidates (ks_recover_t *rec, uint32_t j,
-                 uint8_t ***r_cands, size_t *r_ncands)
-{
-  gpg_error_t err = 0;
-  size_t olen = rec->profile->object_size;
-  const uint8_t *sh[KS_RECOVER_MAX_PER_CHUNK];
-  uint8_t xs[KS_RECOVER_MAX_PER_CHUNK];
-  const uint8_t *sub[KS_RECOVER_MAX_PER_CHUNK];
-  uint8_t subx[KS_RECOVER_MAX_PER_CHUNK];
-  unsigned int m = 0, mask, b, cnt;
-  uint8_t **cands = NULL;
-  size_t ncands = 0, c, h;
-  uint8_t *buf = NULL;
-
-  *r_cands = NULL;
-  *r_ncands = 0;
-  for (h = 0; h < rec->nheld && m < KS_RECOVER_MAX_PER_CHUNK; h++)
-    if (rec->held[h].j == j)
-      {
-        sh[m] = rec->held[h].data;
-        xs[m] = rec->held[h].x;
-        m++;
-      }
-  if (m < 2)
-    return gpg_error (GPG_ERR_NO_DATA);
-
-  cands = gcry_calloc (KS_RECOVER_MAX_CANDS, sizeof *cands);
-  if (!cands)
-    return gpg_error_from_syserror ();
-
-  for (mask = 1; mask < (1u << m) && ncands < KS_RECOVER_MAX_CANDS; mask++)
-    {
-      int dup = 0;
-
-      for (b = 0, cnt = 0; b < m; b++)
-        if (mask & (1u << b))
-          {
-            for (c = 0; c < cnt; c++)
-              if (subx[c] == xs[b])
-                dup = 1;
-            sub[cnt] = sh[b];
-            subx[cnt] = xs[b];
-            cnt++;
-          }
-      if (cnt < 2 || dup)
-        continue;
-      if (!buf)
-        {
-          buf = gcry_malloc (olen);
-          if (!buf)
-            {
-              err = gpg_error_from_syserror ();
-              goto leave;
-            }
-        }
-      err = ks_shamir_combine (sub, subx, cnt, olen, buf);
-      if (err)
-        goto leave;
-      for (c = 0; c < ncands; c++)
-        if (!memcmp (cands[c], buf, olen))
-          break;
-      if (c == ncands)
-        {
-          cands[ncands++] = buf;
-          buf = NULL;
-        }
-    }
-  *r_cands = cands;
-  *r_ncands = ncands;
-  cands = NULL;
-
- leave:
-  gcry_free (buf);
-  if (cands)
-    {
-      for (c = 0; c < ncands; c++)
-        gcry_free (cands[c]);
-      gcry_free (cands);
-    }
-  return err;
-}
-
-static void
-free_candidates (uint8_t **cands, size_t ncands)
-{
-  size_t c;
-
-  for (c = 0; c < ncands; c++)
-    gcry_free (cands[c]);
-  gcry_free (cands);
-}
-
-gpg_error_t
-ks_recover_unlock (ks_recover_t *rec,
-                   const void *password, size_t passwordlen,
-                   unsigned int nthreads,
-                   ks_progress_cb_t progress, void *progress_arg)
-{
-  gpg_error_t err;
-  size_t cs = ks_profile_chunk_size (rec->profile);
-  uint8_t *key = NULL;
-  uint8_t **cands = NULL;
-  size_t ncands = 0, which;
-
-  if (rec->unlocked)
-    return 0;
-  err = make_candidates (rec, 0, &cands, &ncands);
-  if (err)
-    goto leave;
-  key = gcry_malloc_secure (KS_KEY_LEN);
-  if (!rec->ekey)
-    rec->ekey = gcry_malloc_secure (KS_KEY_LEN);
-  if (!rec->chunk0)
-    rec->chunk0 = gcry_malloc_secure (cs);
-  if (!key || !rec->ekey || !rec->chunk0)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  err = ks_derive_key (rec->profile, rec->name, password, passwordlen, key,
-                       progress, progress_arg);
-  if (err)
-    goto leave;
-  err = ks_puzzle_solve (rec->profile, rec->name, key,
-                         (const uint8_t *const *)cands, ncands, nthreads,
-                         rec->ekey, rec->chunk0, &which,
-                         progress, progress_arg);
-  if (err)
-    goto leave;
-  err = ks_object_secret_len (rec->profile, rec->chunk0, &rec->secretlen);
-  if (!err)
-    err = ks_object_count (rec->profile, rec->secretlen, &rec->nchunks);
-  if (err)
-    goto leave;
-  rec->unlocked = 1;
-
- leave:
-  ks_free_secret (key, KS_KEY_LEN);
-  free_candidates (cands, ncands);
-  return err;
-}
-
-uint32_t
-ks_recover_nchunks (ks_recover_t *rec)
-{
-  return rec->unlocked ? rec->nchunks : 0;
-}
-
-gpg_error_t
-ks_recover_finish (ks_recover_t *rec, uint8_t **r_secret, size_t *r_len)
-{
-  gpg_error_t err = 0;
-  const ks_profile_t *profile = rec->profile;
-  size_t cs = ks_profile_chunk_size (profile);
-  size_t streamlen, pos, take;
-  uint8_t *stream = NULL;        /* len prefix || secret || padding */
-  uint8_t *secret = NULL;
-  uint8_t **cands = NULL;
-  size_t ncands = 0, c;
-  uint32_t j;
-
-  *r_secret = NULL;
-  *r_len = 0;
-  if (!rec->unlocked)
-    return gpg_error (GPG_ERR_INV_STATE);
-
-  streamlen = (size_t)rec->nchunks * cs;
-  stream = gcry_malloc_secure (streamlen);
-  secret = gcry_malloc_secure (rec->secretlen ? rec->secretlen : 1);
-  if (!stream || !secret)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  memcpy (stream, rec->chunk0, cs);
-  for (j = 1; j < rec->nchunks; j++)
-    {
-      err = make_candidates (rec, j, &cands, &ncands);
-      if (err)
-        goto leave;
-      err = gpg_error (GPG_ERR_CHECKSUM);
-      for (c = 0; c < ncands && err; c++)
-        err = ks_object_open (profile, rec->ekey, j, cands[c],
-                              stream + (size_t)j * cs);
-      free_candidates (cands, ncands);
-      cands = NULL;
-      if (err)
-        goto leave;
-    }
-
-  /* The padding must be zero: anything else is not our format.  */
-  take = rec->secretlen;
-  for (pos = 4 + take; pos < streamlen; pos++)
-    if (stream[pos])
-      {
-        err = gpg_error (GPG_ERR_INV_DATA);
-        goto leave;
-      }
-  memcpy (secret, stream + 4, take);
-  *r_secret = secret;
-  *r_len = take;
-  secret = NULL;
-
- leave:
-  ks_free_secret (stream, streamlen);
-  ks_free_secret (secret, rec->secretlen ? rec->secretlen : 1);
   return err;
 }

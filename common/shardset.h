@@ -24,12 +24,16 @@ typedef struct ks_shardset
 } ks_shardset_t;
 
 /* Encrypt and split SECRET for item NAME under PASSWORD.  KEYID may be
- * NULL (not bound).  N and K of 0 take the profile's defaults.  */
+ * NULL (not bound) or the uppercase hex fingerprint.  N and K of 0 take
+ * the profile's defaults.  LOC_IDS[0..N) are the identities of the
+ * locations that get share 1..N (location.h), pairwise distinct; the
+ * names in NAMES are bound to them.  */
 gpg_error_t ks_shardset_create (const ks_profile_t *profile,
                                 const char *name, const char *keyid,
                                 const void *password, size_t passwordlen,
                                 const uint8_t *secret, size_t secretlen,
                                 unsigned int n, unsigned int k,
+                                const char *const *loc_ids,
                                 ks_progress_cb_t progress, void *progress_arg,
                                 ks_shardset_t **r_set);
 void ks_shardset_free (ks_shardset_t *set);
@@ -42,12 +46,21 @@ gpg_error_t ks_recover_new (const ks_profile_t *profile, const char *name,
                             const char *keyid,
                             ks_progress_cb_t progress, void *progress_arg,
                             ks_recover_t **r_rec);
+/* For tests and the fuzz harness: a restore whose encryption key E
+ * (KS_KEY_LEN bytes) is already known, so no Argon2 runs at all: no name
+ * seed (ks_recover_shard_name gives nothing useful), and unlock only
+ * combines and opens.  */
+gpg_error_t ks_recover_new_with_key (const ks_profile_t *profile,
+                                     const uint8_t *ekey,
+                                     ks_recover_t **r_rec);
 void ks_recover_free (ks_recover_t *rec);
 const ks_profile_t *ks_recover_profile (ks_recover_t *rec);
 
-/* Name of share I of chunk J into HEX (65 bytes).  */
-void ks_recover_shard_name (ks_recover_t *rec, unsigned int i, uint32_t j,
-                            char *hex);
+/* Name of share I of chunk J on the location of identity LOC into HEX
+ * (65 bytes).  A restore asks each location only for names bound to
+ * it.  */
+gpg_error_t ks_recover_shard_name (ks_recover_t *rec, const char *loc,
+                                   unsigned int i, uint32_t j, char *hex);
 
 /* Hand over a fetched shard; bytes are copied.  A shard of the wrong
  * size is refused with GPG_ERR_INV_LENGTH (a server answered junk).  */
@@ -59,8 +72,10 @@ gpg_error_t ks_recover_add_shard (ks_recover_t *rec, uint32_t j,
 unsigned int ks_recover_shard_count (ks_recover_t *rec, uint32_t j);
 
 /* With the shards of chunk 0 in hand: derive K, solve the puzzle over
- * every candidate combination (all subsets of two or more shards, so a
- * lying server cannot stop a restore).  GPG_ERR_NO_DATA with fewer than
+ * every candidate combination (subsets of two or more shards, pairs
+ * first, so a lying server cannot stop a restore).  After
+ * GPG_ERR_BAD_PASSPHRASE it may be called again with another password:
+ * N and the shards are kept.  GPG_ERR_NO_DATA with fewer than
  * two shards, GPG_ERR_BAD_PASSPHRASE when nothing opens.  */
 gpg_error_t ks_recover_unlock (ks_recover_t *rec,
                                const void *password, size_t passwordlen,
@@ -75,13 +90,5 @@ uint32_t ks_recover_nchunks (ks_recover_t *rec);
  * when some chunk has no combination that verifies.  */
 gpg_error_t ks_recover_finish (ks_recover_t *rec,
                                uint8_t **r_secret, size_t *r_len);
-
-/* Deterministic randomness, for known-answer tests only: after this
- * call, all randomness of this library (R, IVs, Shamir coefficients) is
- * SHA-256 (SEED || be64 counter) blocks in order of use.  SEED NULL goes
- * back to GCRY_STRONG_RANDOM.  Never called by the programs.  */
-void ks_random_set_test_seed (const uint8_t *seed, size_t seedlen);
-/* The library's one randomness source.  */
-void ks_random (void *buf, size_t len);
 
 #endif /* KS_SHARDSET_H */

@@ -3,8 +3,57 @@
  */
 #include <config.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 #include "util.h"
+
+void *
+ks_malloc (size_t n)
+{
+  return gcry_malloc (n);
+}
+
+void *
+ks_calloc (size_t n, size_t m)
+{
+  return gcry_calloc (n, m);
+}
+
+void *
+ks_malloc_secure (size_t n)
+{
+  return gcry_malloc_secure (n);
+}
+
+void *
+ks_realloc (void *p, size_t n)
+{
+  return gcry_realloc (p, n);
+}
+
+char *
+ks_strdup (const char *s)
+{
+  return gcry_strdup (s);
+}
+
+char *
+ks_strdup_gpgrt (char *s)
+{
+  char *copy;
+
+  if (!s)
+    return NULL;
+  copy = gcry_strdup (s);
+  gpgrt_free (s);
+  return copy;
+}
+
+void
+ks_free (void *p)
+{
+  gcry_free (p);
+}
 
 void
 ks_free_secret (void *p, size_t n)
@@ -69,8 +118,8 @@ ks_hex_encode (const uint8_t *in, size_t len, char *out)
   out[2 * len] = 0;
 }
 
-static int
-hex_value (int c)
+int
+ks_hex_value (int c)
 {
   if (c >= '0' && c <= '9')
     return c - '0';
@@ -90,14 +139,23 @@ ks_hex_decode (const char *hex, uint8_t *out, size_t len)
     return gpg_error (GPG_ERR_INV_VALUE);
   for (i = 0; i < len; i++)
     {
-      int hi = hex_value (hex[2 * i]);
-      int lo = hex_value (hex[2 * i + 1]);
+      int hi = ks_hex_value (hex[2 * i]);
+      int lo = ks_hex_value (hex[2 * i + 1]);
 
       if (hi < 0 || lo < 0)
         return gpg_error (GPG_ERR_INV_VALUE);
       out[i] = (uint8_t)(hi << 4 | lo);
     }
   return 0;
+}
+
+uint64_t
+ks_now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 unsigned int

@@ -21,10 +21,15 @@ typedef struct ks_server_opts
   uint64_t reserve_bytes;        /* free space the store never eats into */
   unsigned int pow_difficulty;   /* base difficulty; 0 = off */
   unsigned int pow_load_rps;     /* load at which difficulty starts rising */
+  unsigned int pow_put_bits;     /* bits a PUT pays above a GET */
+  unsigned int fill_months;      /* growth budget: half the free space in
+                                  * this many months */
   unsigned int max_connections;  /* all connections at once */
   unsigned int max_per_address;  /* per client address; 0 = no cap */
   unsigned int max_uploads;      /* PUT bodies held in memory at once */
   unsigned int idle_timeout;     /* seconds without any byte moving */
+  unsigned int head_timeout;     /* seconds a new connection has for its
+                                  * first request head */
   unsigned int request_timeout;  /* seconds one request may take in all */
   unsigned int threads;          /* worker threads */
   unsigned int replay_slots;     /* replay cache size (power of two) */
@@ -38,8 +43,8 @@ gpg_error_t ks_http_start (const ks_server_opts_t *opts, ks_store_t *store,
                            ks_http_t **r_http);
 /* The port actually bound (useful with port 0).  */
 unsigned int ks_http_port (ks_http_t *http);
-/* Cut connections whose current request is older than the request
- * timeout; call about once a second.  */
+/* Cut connections past the head or the request deadline; call about
+ * once a second.  */
 void ks_http_sweep (ks_http_t *http);
 /* Stop and free.  Accepts NULL.  */
 void ks_http_stop (ks_http_t *http);

@@ -12,18 +12,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include "keysafe.h"
 #include "store.h"
 #include "http.h"
-#include "backup.h"
+#include "storebackup.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:4242"
-#define DEFAULT_MAX_SHARD 65536
+/* A cap on the profiles' object sizes, not a size of its own: the sizes
+ * a PUT may have come from common/profile.c.  */
+#define DEFAULT_MAX_SHARD (16 * 1024 * 1024)
 #define DEFAULT_RESERVE (64ULL * 1024 * 1024)
 #define DEFAULT_DIFFICULTY 16
 #define DEFAULT_LOAD_RPS 20
+#define DEFAULT_PUT_BITS 6
+#define DEFAULT_FILL_MONTHS 12
+#define DEFAULT_HEAD_TIMEOUT 10
 #define DEFAULT_MAX_CONNECTIONS 1000
 #define DEFAULT_MAX_UPLOADS 64
 #define DEFAULT_IDLE_TIMEOUT 15
@@ -36,7 +43,8 @@ enum cmd_and_opt_values
     oLoadRps, oMaxConn, oMaxPerAddr, oMaxUploads, oIdleTimeout,
     oRequestTimeout, oThreads, oForeground, oPortFile, oVerbose,
     oCheckStore, oCountStore, oBackupStore, oRestoreStore, oTo, oFrom,
-    oRecipient, oTestChallengeAge, oReplaySlots
+    oRecipient, oTestChallengeAge, oReplaySlots, oPutBits, oFillMonths,
+    oHeadTimeout, oSigner
   };
 
 static gpgrt_opt_t opts[] =
@@ -64,6 +72,11 @@ static gpgrt_opt_t opts[] =
                   N_("|N|base proof-of-work difficulty (0 = off)")),
     ARGPARSE_s_u (oLoadRps, "pow-load-rps",
                   N_("|N|raise the difficulty above N requests/s")),
+    ARGPARSE_s_u (oPutBits, "pow-put-extra-bits",
+                  N_("|N|a PUT pays N bits more than a GET")),
+    ARGPARSE_s_u (oFillMonths, "fill-months",
+                  N_("|N|raise the difficulty while the store grows "
+                     "faster than half the free space in N months")),
     ARGPARSE_s_u (oMaxConn, "max-connections",
                   N_("|N|serve at most N connections at once")),
     ARGPARSE_s_u (oMaxPerAddr, "max-connections-per-address",
@@ -72,6 +85,9 @@ static gpgrt_opt_t opts[] =
                   N_("|N|hold at most N uploads in memory")),
     ARGPARSE_s_u (oIdleTimeout, "idle-timeout",
                   N_("|N|close a connection idle for N seconds")),
+    ARGPARSE_s_u (oHeadTimeout, "head-timeout",
+                  N_("|N|cut a new connection without a request "
+                     "after N seconds")),
     ARGPARSE_s_u (oRequestTimeout, "request-timeout",
                   N_("|N|cut a request that takes over N seconds")),
     ARGPARSE_s_u (oThreads, "threads", N_("|N|use N worker threads")),
@@ -83,6 +99,9 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_s (oFrom, "from", N_("|FILE|backup file to read")),
     ARGPARSE_s_s (oRecipient, "recipient",
                   N_("|KEYID|encrypt the backup to KEYID")),
+    ARGPARSE_s_s (oSigner, "signer",
+                  N_("|KEYID|sign the backup with KEYID, or "
+                     "accept only backups signed by it")),
     /* Hidden: for the test suite only.  */
     ARGPARSE_s_i (oTestChallengeAge, "test-challenge-age", "@"),
     ARGPARSE_s_u (oReplaySlots, "replay-slots", "@"),
@@ -94,7 +113,7 @@ typedef struct config
   const char *store;
   const char *listen;
   const char *portfile;
-  const char *to, *from, *recipient;
+  const char *to, *from, *recipient, *signer;
   int command;               /* 0 = serve, else the command's option */
   const char *command_dir;
   int foreground;
@@ -157,6 +176,10 @@ handle_option (config_t *cfg, gpgrt_argparse_t *p)
       break;
     case oDifficulty: cfg->srv.pow_difficulty = p->r.ret_ulong; break;
     case oLoadRps: cfg->srv.pow_load_rps = p->r.ret_ulong; break;
+    case oPutBits: cfg->srv.pow_put_bits = p->r.ret_ulong; break;
+    case oFillMonths: cfg->srv.fill_months = p->r.ret_ulong; break;
+    case oHeadTimeout: cfg->srv.head_timeout = p->r.ret_ulong; break;
+    case oSigner: cfg->signer = p->r.ret_str; break;
     case oMaxConn: cfg->srv.max_connections = p->r.ret_ulong; break;
     case oMaxPerAddr: cfg->srv.max_per_address = p->r.ret_ulong; break;
     case oMaxUploads: cfg->srv.max_uploads = p->r.ret_ulong; break;
@@ -281,21 +304,33 @@ parse_listen (const char *spec, ks_server_opts_t *srv)
   return 0;
 }
 
+/* FILE gets the port by a rename from a temp file of a fresh name made
+ * with O_EXCL (mkostemp), so nothing planted next to FILE, a symlink
+ * least of all, is ever opened or written through.  */
 static gpg_error_t
 write_port_file (const char *file, unsigned int port)
 {
-  char tmp[PATH_MAX];
-  FILE *fp;
+  gpg_error_t err = 0;
+  char tmp[PATH_MAX], line[16];
+  int fd, len;
 
-  if (snprintf (tmp, sizeof tmp, "%s.tmp", file) >= (int)sizeof tmp)
+  if (snprintf (tmp, sizeof tmp, "%s.XXXXXX", file) >= (int)sizeof tmp)
     return gpg_error (GPG_ERR_TOO_LARGE);
-  fp = fopen (tmp, "w");
-  if (!fp)
+  fd = mkostemp (tmp, O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
     return gpg_error_from_syserror ();
-  fprintf (fp, "%u\n", port);
-  if (fclose (fp) || rename (tmp, file))
-    return gpg_error_from_syserror ();
-  return 0;
+  len = snprintf (line, sizeof line, "%u\n", port);
+  if (fchmod (fd, 0644))
+    err = gpg_error_from_syserror ();
+  if (!err)
+    err = ks_write_all (fd, line, len);
+  if (close (fd) && !err)
+    err = gpg_error_from_syserror ();
+  if (!err && rename (tmp, file))
+    err = gpg_error_from_syserror ();
+  if (err)
+    unlink (tmp);
+  return err;
 }
 
 /* A relative path made absolute before the process leaves its
@@ -361,6 +396,7 @@ cmd_backup (config_t *cfg)
         gpgrt_log_fatal (_("--backup-store needs --to FILE and "
                            "--recipient KEYID\n"));
       err = ks_backup_store (cfg->command_dir, cfg->to, cfg->recipient,
+                             cfg->signer ? cfg->signer : cfg->recipient,
                              &count);
       if (err)
         {
@@ -372,7 +408,10 @@ cmd_backup (config_t *cfg)
     }
   if (!cfg->from)
     gpgrt_log_fatal (_("--restore-store needs --from FILE\n"));
+  if (!cfg->signer && !cfg->recipient)
+    gpgrt_log_fatal (_("--restore-store needs --signer KEYID\n"));
   err = ks_restore_store (cfg->command_dir, cfg->from,
+                          cfg->signer ? cfg->signer : cfg->recipient,
                           cfg->srv.max_shard_bytes, &added, &skipped);
   printf (_("restored: %lu shards added, %lu already present\n"),
           added, skipped);
@@ -508,6 +547,9 @@ main (int argc, char **argv)
   cfg.srv.reserve_bytes = DEFAULT_RESERVE;
   cfg.srv.pow_difficulty = DEFAULT_DIFFICULTY;
   cfg.srv.pow_load_rps = DEFAULT_LOAD_RPS;
+  cfg.srv.pow_put_bits = DEFAULT_PUT_BITS;
+  cfg.srv.fill_months = DEFAULT_FILL_MONTHS;
+  cfg.srv.head_timeout = DEFAULT_HEAD_TIMEOUT;
   cfg.srv.max_connections = DEFAULT_MAX_CONNECTIONS;
   cfg.srv.max_uploads = DEFAULT_MAX_UPLOADS;
   cfg.srv.idle_timeout = DEFAULT_IDLE_TIMEOUT;

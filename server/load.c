@@ -104,6 +104,94 @@ ks_load_min_difficulty (ks_load_t *load, uint64_t now)
 }
 
 
+struct ks_growth
+{
+  pthread_mutex_t lock;
+  uint64_t fill_hours;
+  uint64_t minute[KS_GROWTH_SLOTS];
+  uint64_t bytes[KS_GROWTH_SLOTS];
+  uint64_t shards[KS_GROWTH_SLOTS];
+};
+
+gpg_error_t
+ks_growth_new (unsigned int fill_months, ks_growth_t **r_growth)
+{
+  ks_growth_t *g;
+
+  *r_growth = NULL;
+  g = calloc (1, sizeof *g);
+  if (!g)
+    return gpg_error_from_syserror ();
+  pthread_mutex_init (&g->lock, NULL);
+  g->fill_hours = (uint64_t)(fill_months ? fill_months : 1) * 30 * 24;
+  *r_growth = g;
+  return 0;
+}
+
+void
+ks_growth_free (ks_growth_t *g)
+{
+  if (!g)
+    return;
+  pthread_mutex_destroy (&g->lock);
+  free (g);
+}
+
+void
+ks_growth_note (ks_growth_t *g, uint64_t bytes, uint64_t now)
+{
+  uint64_t minute = now / 60;
+  unsigned int i = minute % KS_GROWTH_SLOTS;
+
+  pthread_mutex_lock (&g->lock);
+  if (g->minute[i] != minute)
+    {
+      g->minute[i] = minute;
+      g->bytes[i] = g->shards[i] = 0;
+    }
+  g->bytes[i] += bytes;
+  g->shards[i]++;
+  pthread_mutex_unlock (&g->lock);
+}
+
+/* Doublings of RATE above BUDGET (per hour).  */
+static unsigned int
+doublings (uint64_t rate, uint64_t budget)
+{
+  unsigned int bits = 0;
+
+  if (!budget)
+    budget = 1;
+  while (rate > budget && bits < KS_POW_MAX_DIFFICULTY)
+    {
+      bits++;
+      budget = budget > UINT64_MAX / 2 ? UINT64_MAX : budget * 2;
+    }
+  return bits;
+}
+
+unsigned int
+ks_growth_bits (ks_growth_t *g, uint64_t now, uint64_t free_bytes,
+                uint64_t free_files)
+{
+  uint64_t minute = now / 60, bytes = 0, shards = 0;
+  unsigned int i, a, b;
+
+  pthread_mutex_lock (&g->lock);
+  for (i = 0; i < KS_GROWTH_SLOTS; i++)
+    if (g->minute[i] <= minute && minute - g->minute[i] < KS_GROWTH_SLOTS)
+      {
+        bytes += g->bytes[i];
+        shards += g->shards[i];
+      }
+  pthread_mutex_unlock (&g->lock);
+  a = doublings (bytes, free_bytes / 2 / g->fill_hours);
+  b = free_files == UINT64_MAX ? 0
+      : doublings (shards, free_files / 2 / g->fill_hours);
+  return a > b ? a : b;
+}
+
+
 struct ks_replay_entry
 {
   uint8_t id[KS_POW_ID_LEN];

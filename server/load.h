@@ -38,6 +38,28 @@ unsigned int ks_load_difficulty (ks_load_t *load, uint64_t now);
 unsigned int ks_load_min_difficulty (ks_load_t *load, uint64_t now);
 
 
+/* The store's growth.  A store must not be fillable at the price of
+ * the load alone, so PUTs pay more while the store grows faster than a
+ * budget: the budget lets half of what is free (bytes and inodes alike)
+ * fill in FILL_MONTHS months (30 days each), the rate the original
+ * keysafe tied its limits to.  The growth is the bytes and shards
+ * stored over the last hour (KS_GROWTH_SLOTS minutes); every doubling
+ * of it above the budget adds one bit, for bytes or inodes, whichever
+ * is further over.  */
+#define KS_GROWTH_SLOTS 60
+
+typedef struct ks_growth ks_growth_t;
+
+gpg_error_t ks_growth_new (unsigned int fill_months, ks_growth_t **r_growth);
+void ks_growth_free (ks_growth_t *growth);
+/* A shard of BYTES bytes was stored at NOW (seconds).  */
+void ks_growth_note (ks_growth_t *growth, uint64_t bytes, uint64_t now);
+/* The bits the growth adds at NOW, with FREE_BYTES and FREE_FILES left
+ * in the store's filesystem (above its reserves).  */
+unsigned int ks_growth_bits (ks_growth_t *growth, uint64_t now,
+                             uint64_t free_bytes, uint64_t free_files);
+
+
 typedef struct ks_replay ks_replay_t;
 
 /* A cache of NSLOTS entries (a power of two).  */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include "reply.h"
 #include "io.h"
@@ -87,47 +86,6 @@ ks_reply_not_allowed (struct MHD_Connection *conn, int is_info)
                      MHD_HTTP_HEADER_ALLOW, is_info ? "GET" : "GET, PUT");
 }
 
-/* A close with unread data in the receive queue sends a reset, and a
- * reset can make the client's TCP stack drop the answer before the
- * client has read it (a client still sending its body reads late).  So,
- * as web servers do, half-close and read and drop what still comes, for
- * a bounded time and amount, until the client closes its side.  */
-#define LINGER_MS 500
-#define LINGER_BYTES (1024 * 1024)
-
-static void
-linger (int fd)
-{
-  char buf[16384];
-  size_t total = 0;
-  struct timespec t0, t;
-  struct pollfd pfd;
-  long left;
-  ssize_t n;
-
-  if (shutdown (fd, SHUT_WR))
-    return;
-  clock_gettime (CLOCK_MONOTONIC, &t0);
-  while (total < LINGER_BYTES)
-    {
-      clock_gettime (CLOCK_MONOTONIC, &t);
-      left = LINGER_MS - ((t.tv_sec - t0.tv_sec) * 1000
-                          + (t.tv_nsec - t0.tv_nsec) / 1000000);
-      if (left <= 0)
-        break;
-      pfd.fd = fd;
-      pfd.events = POLLIN;
-      if (poll (&pfd, 1, (int)left) <= 0)
-        break;
-      n = recv (fd, buf, sizeof buf, MSG_DONTWAIT);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        continue;
-      if (n <= 0)
-        break;    /* the client closed, or an error: done */
-      total += n;
-    }
-}
-
 /* Refuse a body while it is still streaming in, and end the connection.
  *
  * libmicrohttpd 0.9.75 refuses MHD_queue_response while the access
@@ -136,12 +94,13 @@ linger (int fd)
  * that stops taking the data gets a 500 from MHD.  So the answer is
  * written here, in the same form as MHD's own, onto the connection's
  * socket; the caller then returns MHD_NO and MHD closes the connection
- * without reading the rest (beyond the short linger above).  This is safe because a body callback only
+ * without reading the rest (the reaper drains it for a short while).
+ * This is safe because a body callback only
  * runs once the request head and any "100 Continue" have been sent in
  * full: nothing of MHD's is waiting in front of it.  The socket is
  * non-blocking and its send buffer empty, so the short answer goes out
  * at once or not at all.  */
-void
+int
 ks_reply_cut (struct MHD_Connection *conn, unsigned int status)
 {
   const union MHD_ConnectionInfo *ci;
@@ -155,7 +114,7 @@ ks_reply_cut (struct MHD_Connection *conn, unsigned int status)
 
   ci = MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CONNECTION_FD);
   if (!ci || ci->connect_fd < 0)
-    return;
+    return 0;
   if (!gmtime_r (&now, &tm)
       || !strftime (date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm))
     *date = 0;
@@ -170,16 +129,16 @@ ks_reply_cut (struct MHD_Connection *conn, unsigned int status)
                   *date ? "Date: " : "", date, *date ? "\r\n" : "",
                   strlen (text), text);
   if (len < 0 || (size_t)len >= sizeof msg)
-    return;
+    return 0;
   for (p = msg; len > 0; p += n, len -= n)
     {
       n = send (ci->connect_fd, p, len, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR)
         n = 0;
       else if (n <= 0)
-        return;   /* the client is gone or not reading: just close */
+        return 0;   /* the client is gone or not reading: just close */
     }
-  linger (ci->connect_fd);
+  return 1;
 }
 
 unsigned int
@@ -198,17 +157,31 @@ ks_reply_status_of_error (gpg_error_t err)
 }
 
 enum MHD_Result
-ks_reply_info (struct MHD_Connection *conn, size_t max_shard_bytes,
-               unsigned int difficulty)
+ks_reply_info (struct MHD_Connection *conn, const size_t *sizes,
+               unsigned int nsizes, unsigned int difficulty,
+               unsigned int put_bits)
 {
   struct MHD_Response *resp;
-  char json[256];
+  char json[512], list[200];
+  size_t used = 0;
+  unsigned int i;
   int n;
 
+  /* Largest first, as max_shard_bytes is the largest.  */
+  for (i = nsizes; i > 0; i--)
+    {
+      n = snprintf (list + used, sizeof list - used, "%s%zu",
+                    i < nsizes ? "," : "", sizes[i - 1]);
+      if (n < 0 || (size_t)n >= sizeof list - used)
+        return ks_reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
+      used += n;
+    }
   n = snprintf (json, sizeof json,
                 "{\"software\":\"keysafe-server\",\"version\":\"%s\","
-                "\"max_shard_bytes\":%zu,\"pow_difficulty\":%u}\n",
-                PACKAGE_VERSION, max_shard_bytes, difficulty);
+                "\"max_shard_bytes\":%zu,\"object_sizes\":[%s],"
+                "\"pow_difficulty\":%u,\"pow_put_extra_bits\":%u}\n",
+                PACKAGE_VERSION, nsizes ? sizes[nsizes - 1] : 0, list,
+                difficulty, put_bits);
   if (n < 0 || (size_t)n >= sizeof json)
     return ks_reply_status (conn, MHD_HTTP_INTERNAL_SERVER_ERROR);
   resp = MHD_create_response_from_buffer (n, json, MHD_RESPMEM_MUST_COPY);

@@ -27,18 +27,22 @@ enum MHD_Result ks_reply_status (struct MHD_Connection *conn,
 enum MHD_Result ks_reply_not_allowed (struct MHD_Connection *conn,
                                       int is_info);
 
-/* GET /v1/info: the limits a client needs.  */
+/* GET /v1/info: the limits a client needs: the NSIZES object sizes in
+ * SIZES (smallest first), the difficulty of a GET now and the bits a
+ * PUT pays on top of it.  */
 enum MHD_Result ks_reply_info (struct MHD_Connection *conn,
-                               size_t max_shard_bytes,
-                               unsigned int difficulty);
+                               const size_t *sizes, unsigned int nsizes,
+                               unsigned int difficulty,
+                               unsigned int put_bits);
 
 /* GET of the shard NAME from STORE: 200 with its bytes, or 404.  */
 enum MHD_Result ks_reply_shard (struct MHD_Connection *conn,
                                 ks_store_t *store, const char *name);
 
 /* Refuse a body while it is still streaming in; the caller then returns
- * MHD_NO so that MHD closes the connection.  */
-void ks_reply_cut (struct MHD_Connection *conn, unsigned int status);
+ * MHD_NO so that MHD closes the connection.  True if the answer went
+ * out whole (then a lingering close is worth it).  */
+int ks_reply_cut (struct MHD_Connection *conn, unsigned int status);
 
 /* The status for a store error (0 is 201 Created).  */
 unsigned int ks_reply_status_of_error (gpg_error_t err);

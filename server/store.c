@@ -24,23 +24,13 @@ static const struct timespec epoch_times[2] = { { 0, 0 }, { 0, 0 } };
 int
 ks_store_name_is_valid (const char *name)
 {
-  size_t i;
-
-  if (!name)
-    return 0;
-  for (i = 0; i < KS_NAME_HEX_LEN; i++)
-    if (!((name[i] >= '0' && name[i] <= '9')
-          || (name[i] >= 'a' && name[i] <= 'f')))
-      return 0;
-  return !name[i];
+  return name && ks_name_is_valid (name, strnlen (name, KS_NAME_HEX_LEN + 1));
 }
 
 int
 ks_store_pair_is_valid (const char *s)
 {
-  return s[0] && s[1] && !s[2]
-         && ((s[0] >= '0' && s[0] <= '9') || (s[0] >= 'a' && s[0] <= 'f'))
-         && ((s[1] >= '0' && s[1] <= '9') || (s[1] >= 'a' && s[1] <= 'f'));
+  return strnlen (s, 3) == 2 && ks_hex_is_lower (s, 2);
 }
 
 /* "ab/cd" of NAME into BUF (6 bytes).  */
@@ -215,14 +205,32 @@ ks_store_close (ks_store_t *store)
 }
 
 gpg_error_t
-ks_store_free_bytes (ks_store_t *store, uint64_t *r_free)
+ks_store_free_space (ks_store_t *store, uint64_t *r_bytes, uint64_t *r_files)
 {
   struct statvfs sv;
 
-  *r_free = 0;
+  *r_bytes = *r_files = 0;
   if (fstatvfs (store->rootfd, &sv))
     return gpg_error_from_syserror ();
-  *r_free = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+  *r_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+  /* A filesystem without a fixed inode table (btrfs) reports none.  */
+  *r_files = sv.f_files ? (uint64_t)sv.f_favail : UINT64_MAX;
+  return 0;
+}
+
+gpg_error_t
+ks_store_room (ks_store_t *store, uint64_t len, uint64_t reserve)
+{
+  gpg_error_t err;
+  uint64_t bytes, files;
+
+  err = ks_store_free_space (store, &bytes, &files);
+  if (err)
+    return err;
+  /* A shard may need three inodes: its two directories and itself.  */
+  if (bytes < reserve || bytes - reserve < len
+      || files < KS_STORE_RESERVE_FILES + 3)
+    return gpg_error (GPG_ERR_ENOSPC);
   return 0;
 }
 
@@ -276,17 +284,14 @@ ks_store_put (ks_store_t *store, const char *name,
 {
   gpg_error_t err;
   char dirrel[6], tmprel[6 + 16];
-  uint64_t avail;
   int dirfd = -1, fd = -1, have_tmp = 0;
 
   if (!ks_store_name_is_valid (name))
     return gpg_error (GPG_ERR_INV_NAME);
 
-  err = ks_store_free_bytes (store, &avail);
+  err = ks_store_room (store, len, reserve);
   if (err)
     return err;
-  if (avail < reserve || avail - reserve < len)
-    return gpg_error (GPG_ERR_ENOSPC);
 
   err = make_dirs (store, name);
   if (err)

@@ -38,7 +38,8 @@ int ks_store_pair_is_valid (const char *s);
 /* Store DATA under NAME.  GPG_ERR_EEXIST when the name is taken (the
  * stored shard is untouched), GPG_ERR_ENOSPC when the write would leave
  * less than RESERVE bytes free or the disk is full; in every error case
- * nothing is left under NAME.  */
+ * nothing is left under NAME.  Free inodes are
+ * checked as ks_store_room does.  */
 gpg_error_t ks_store_put (ks_store_t *store, const char *name,
                           const void *data, size_t len, uint64_t reserve);
 
@@ -50,8 +51,19 @@ gpg_error_t ks_store_open_shard (ks_store_t *store, const char *name,
 /* True if NAME exists (a cheap early 409).  */
 int ks_store_has (ks_store_t *store, const char *name);
 
-/* Bytes free for an unprivileged writer on the store's filesystem.  */
-gpg_error_t ks_store_free_bytes (ks_store_t *store, uint64_t *r_free);
+/* Bytes and inodes free for an unprivileged writer on the store's
+ * filesystem (UINT64_MAX inodes where it has no inode limit).  */
+gpg_error_t ks_store_free_space (ks_store_t *store, uint64_t *r_bytes,
+                                 uint64_t *r_files);
+
+/* Inodes a store never eats into: a full inode table stops the whole
+ * filesystem as surely as full blocks.  */
+#define KS_STORE_RESERVE_FILES 1024
+
+/* 0 if a shard of LEN bytes fits leaving RESERVE bytes and
+ * KS_STORE_RESERVE_FILES inodes free, else GPG_ERR_ENOSPC.  */
+gpg_error_t ks_store_room (ks_store_t *store, uint64_t len,
+                           uint64_t reserve);
 
 /* What a walk of a store found.  */
 typedef struct ks_store_report

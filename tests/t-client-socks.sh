@@ -81,7 +81,11 @@ grep_in "--no-tor warns" "WARNING: --no-tor" "$T_WORK/ks.err"
 
 # Loopback servers go direct even with a dead proxy configured.
 LSERVERS="--server http://$ADDR:$PORT_1 --server http://$ADDR:$PORT_2 --server http://$ADDR:$PORT_3"
-ok "loopback servers go direct" ks restore --stdout --name socks \
+# Shard names are bound to the location's identity (its URL here), so
+# the same servers under their address hold another backup.
+ok "loopback backup goes direct" ks backup --gpgkeyid "$FPR" \
+   --name socks-lo --password-fd 3 $SOCKS $LSERVERS
+ok "loopback servers go direct" ks restore --stdout --name socks-lo \
    --password-fd 3 $SOCKS $LSERVERS
 
 t_done

@@ -11,7 +11,7 @@ S="$T_WORK/store"
 srv_start "$S" --pow-difficulty 0
 for i in $(seq 1 30); do
   n=$(randname)
-  head -c $((512 + i)) /dev/urandom > "$T_WORK/body"
+  head -c 512 /dev/urandom > "$T_WORK/body"
   eq "fill $i" "$(put "$n" "$T_WORK/body")" 201
 done
 srv_stop
@@ -60,7 +60,7 @@ ok "backup is OpenPGP, not a plain archive" sh -c "! grep -q KSSTORE1 '$B'"
 ok "backup decrypts" sh -c "'$GPG' --batch --quiet --decrypt '$B' 2>/dev/null | head -c 8 | grep -q KSSTORE1"
 
 # Restore into an empty store: byte-identical.
-out=$("$SERVER" --restore-store "$T_WORK/restored" --from "$B")
+out=$("$SERVER" --restore-store "$T_WORK/restored" --from "$B" --signer "$fpr")
 ok "restore reports 30 added" sh -c "echo '$out' | grep -q '30 shards added, 0 already'"
 ok "restored tree identical" diff -r "$S" "$T_WORK/restored"
 eq "restored store clean" "$("$SERVER" --count-store "$T_WORK/restored")" 30
@@ -68,19 +68,45 @@ eq "restored store clean" "$("$SERVER" --count-store "$T_WORK/restored")" 30
 # Restore never overwrites: change one shard, restore again.
 f=$(find "$T_WORK/restored" -type f | head -1)
 echo "operator's own bytes" > "$f"
-out=$("$SERVER" --restore-store "$T_WORK/restored" --from "$B")
+out=$("$SERVER" --restore-store "$T_WORK/restored" --from "$B" --signer "$fpr")
 ok "second restore adds nothing" sh -c "echo '$out' | grep -q '0 shards added, 30 already'"
 eq "existing shard not overwritten" "$(cat "$f")" "operator's own bytes"
 
 # A damaged or foreign file restores nothing and fails.
 head -c 100 "$B" > "$T_WORK/cut.gpg"
 rc=0
-"$SERVER" --restore-store "$T_WORK/r2" --from "$T_WORK/cut.gpg" >/dev/null 2>&1 || rc=$?
+"$SERVER" --restore-store "$T_WORK/r2" --from "$T_WORK/cut.gpg" --signer "$fpr" >/dev/null 2>&1 || rc=$?
 ok "truncated backup refused" test "$rc" != 0
 echo hello | "$GPG" --batch --quiet --encrypt --recipient "$fpr" --trust-model always > "$T_WORK/foreign.gpg"
 rc=0
-"$SERVER" --restore-store "$T_WORK/r3" --from "$T_WORK/foreign.gpg" >/dev/null 2>&1 || rc=$?
+"$SERVER" --restore-store "$T_WORK/r3" --from "$T_WORK/foreign.gpg" --signer "$fpr" >/dev/null 2>&1 || rc=$?
 ok "foreign archive refused" test "$rc" != 0
+
+# The archive is checked whole before anything is stored: a complete
+# archive that is not signed, one signed by another key, and a signed
+# one cut short (no end record, or cut inside a shard) each restore
+# nothing at all.
+"$GPG" --batch --quiet --decrypt "$B" > "$T_WORK/plain" 2>/dev/null
+ok "backup is signed" sh -c "'$GPG' --batch --decrypt '$B' 2>&1 >/dev/null | grep -q 'Good signature'"
+"$GPG" --batch --quiet --pinentry-mode loopback --passphrase '' \
+       --quick-gen-key 'someone else <x@example.invalid>' ed25519 sign never 2>/dev/null
+sz=$(stat -c %s "$T_WORK/plain")
+head -c $((sz - 9)) "$T_WORK/plain" > "$T_WORK/noend"
+head -c $((sz / 2)) "$T_WORK/plain" > "$T_WORK/half"
+enc () { "$GPG" --batch --quiet --trust-model always --recipient "$fpr" "$@"; }
+enc --encrypt < "$T_WORK/plain" > "$T_WORK/unsigned.gpg"
+enc --sign --local-user x@example.invalid --encrypt < "$T_WORK/plain" > "$T_WORK/other.gpg"
+enc --sign --local-user "$fpr" --encrypt < "$T_WORK/noend" > "$T_WORK/noend.gpg"
+enc --sign --local-user "$fpr" --encrypt < "$T_WORK/half" > "$T_WORK/half.gpg"
+enc --sign --local-user "$fpr" --encrypt < "$T_WORK/plain" > "$T_WORK/good.gpg"
+for f in unsigned other noend half; do
+  rc=0
+  out=$("$SERVER" --restore-store "$T_WORK/r-$f" --from "$T_WORK/$f.gpg" --signer "$fpr" 2>/dev/null) || rc=$?
+  ok "$f archive refused" test "$rc" != 0
+  eq "$f archive: nothing stored" "$(find "$T_WORK/r-$f" -type f | wc -l)" 0
+done
+out=$("$SERVER" --restore-store "$T_WORK/r-good" --from "$T_WORK/good.gpg" --signer "$fpr")
+ok "the same archive, signed and whole, restores" sh -c "echo '$out' | grep -q '30 shards added'"
 
 # Keep the last 7: nine backups leave store.gpg and store.gpg.1 .. .6.
 for i in $(seq 2 9); do
@@ -88,7 +114,7 @@ for i in $(seq 2 9); do
 done
 eq "seven backups kept" "$(ls "$T_WORK/backups" | sort | tr '\n' ' ')" \
    "store.gpg store.gpg.1 store.gpg.2 store.gpg.3 store.gpg.4 store.gpg.5 store.gpg.6 "
-out=$("$SERVER" --restore-store "$T_WORK/r4" --from "$B.6")
+out=$("$SERVER" --restore-store "$T_WORK/r4" --from "$B.6" --signer "$fpr")
 ok "the oldest kept backup restores" sh -c "echo '$out' | grep -q '30 shards added'"
 
 # An unknown recipient fails and leaves the backups alone.

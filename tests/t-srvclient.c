@@ -23,11 +23,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "keysafe.h"
+#include "t-srvnet.h"
 
 #define IO_TIMEOUT_MS 20000
 
@@ -36,26 +35,6 @@ die (const char *what)
 {
   fprintf (stderr, "t-srvclient: %s: %s\n", what, strerror (errno));
   exit (99);
-}
-
-static int
-connect_port (int port)
-{
-  struct sockaddr_in sa;
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-  if (fd < 0)
-    die ("socket");
-  memset (&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons (port);
-  sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  if (connect (fd, (struct sockaddr *)&sa, sizeof sa))
-    {
-      close (fd);
-      return -1;
-    }
-  return fd;
 }
 
 /* Send all of BUF; returns -1 if the peer went away.  */
@@ -190,7 +169,7 @@ cmd_raw (char **argv)
 {
   size_t len;
   char *req = read_file (argv[1], &len);
-  int fd = connect_port (atoi (argv[0]));
+  int fd = t_connect_port (atoi (argv[0]));
   int status = 0;
 
   if (fd >= 0)
@@ -220,7 +199,7 @@ cmd_hold (char **argv)
   if (!fds)
     die ("calloc");
   for (i = 0; i < n; i++)
-    fds[i] = connect_port (port);
+    fds[i] = t_connect_port (port);
   printf ("ready\n");
   fflush (stdout);
   end = time (NULL) + secs;
@@ -279,7 +258,7 @@ cmd_race (char **argv)
         die ("malloc");
       memset (bodies[i], 'A' + i % 26, size);
       bodies[i][0] = i;
-      fds[i] = connect_port (port);
+      fds[i] = t_connect_port (port);
       if (fds[i] < 0 || send_all (fds[i], head, strlen (head))
           || send_all (fds[i], bodies[i], size - 1))
         die ("race connect");
@@ -299,7 +278,7 @@ cmd_race (char **argv)
         other++;
     }
   /* What is stored is one whole body.  */
-  i = connect_port (port);
+  i = t_connect_port (port);
   if (i >= 0)
     {
       char req[256];
@@ -350,7 +329,7 @@ cmd_crash (char **argv)
       snprintf (path, sizeof path, "%s/%s", dir, names[i]);
       write_file (path, body, size);
       head = put_head (names[i], size);
-      fds[i] = connect_port (port);
+      fds[i] = t_connect_port (port);
       if (fds[i] < 0 || send_all (fds[i], head, strlen (head))
           || send_all (fds[i], body, size / 2))
         die ("crash connect");
@@ -396,7 +375,7 @@ static int
 get_shard (int port, const char *name, char **r_body, size_t *r_len)
 {
   char req[256];
-  int fd = connect_port (port), st;
+  int fd = t_connect_port (port), st;
 
   *r_body = NULL;
   *r_len = 0;

@@ -3,6 +3,7 @@
  */
 #include <config.h>
 #include <stdint.h>
+#include <time.h>
 #include "t-support.h"
 
 static void
@@ -128,13 +129,43 @@ check_misc (void)
 
   T_CHECK (ks_ncpus () >= 1);
   ks_free_secret (NULL, 10);
-  s = gcry_malloc_secure (32);
-  T_CHECK (s != NULL);
+  s = ks_malloc_secure (32);
+  T_CHECK (s != NULL && gcry_is_secure (s));
   if (s)
     {
       memset (s, 0x5a, 32);
       ks_free_secret (s, 32);
     }
+}
+
+/* The allocator family, and gpgrt results taken over at the boundary.  */
+static void
+check_alloc (void)
+{
+  char *p, *q;
+  uint32_t *z;
+  uint64_t t0, t1;
+  struct timespec pause = { 0, 20 * 1000 * 1000 };
+
+  p = ks_strdup ("abc");
+  T_CHECK (p && !strcmp (p, "abc") && !gcry_is_secure (p));
+  q = ks_realloc (p, 100);
+  T_CHECK (q && !strcmp (q, "abc"));
+  ks_free (q);
+  z = ks_calloc (4, sizeof *z);
+  T_CHECK (z && !z[0] && !z[3]);
+  ks_free (z);
+  ks_free (NULL);
+  T_CHECK (ks_strdup_gpgrt (NULL) == NULL);
+  p = ks_strdup_gpgrt (gpgrt_bsprintf ("%s-%d", "x", 42));
+  T_CHECK (p && !strcmp (p, "x-42"));
+  ks_free (p);
+
+  /* The monotonic clock moves forward, in milliseconds.  */
+  t0 = ks_now_ms ();
+  nanosleep (&pause, NULL);
+  t1 = ks_now_ms ();
+  T_CHECK (t1 >= t0 + 20 && t1 < t0 + 20000);
 }
 
 static void
@@ -239,6 +270,7 @@ main (void)
   check_hex ();
   check_be ();
   check_misc ();
+  check_alloc ();
   check_buffer ();
   return t_done ();
 }

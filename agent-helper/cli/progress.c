@@ -19,15 +19,6 @@
 /* The longest line drawn; a wider terminal gets this.  */
 #define LINE_MAX 400
 
-static uint64_t
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const char *
 step_label (const char *what)
 {
@@ -210,7 +201,7 @@ ks_progress_update (ks_progress_t *p, const char *what,
 
   if (!p->enabled || !what)
     return;
-  now = now_ms ();
+  now = ks_now_ms ();
   if (strncmp (p->what, what, sizeof p->what - 1))
     {
       ks_progress_break (p);

@@ -11,6 +11,7 @@
 #include <config.h>
 #include <stdio.h>
 #include "flowutil.h"
+#include "estimate.h"
 #include "gpg.h"
 #include "backup-upload.h"
 #include "strength.h"
@@ -135,7 +136,7 @@ get_bound_keyid (const ks_options_t *opt, const ks_ui_t *ui, const char *fpr,
       ks_ui_errorf (ui, _("--bind-keyid needs --gpgkeyid"));
       return gpg_error (GPG_ERR_MISSING_VALUE);
     }
-  err = ks_flow_keyid (ui, src, keyidbuf);
+  err = ks_flow_keyid (opt, ui, src, keyidbuf);
   if (err)
     return err;
   *r_keyid = keyidbuf;
@@ -185,12 +186,13 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   const ks_profile_t *profile;
   ks_serverlist_t *list = NULL;
   const ks_server_t *servers[KS_SHAMIR_MAX_SHARES];
+  const char *locs[KS_SHAMIR_MAX_SHARES];
   int down[KS_SHAMIR_MAX_SHARES];
-  unsigned int n, k, attempt;
+  unsigned int n, k, i, attempt;
   uint8_t *own = NULL;
   size_t ownlen = 0;
   char *fpr = NULL, *pw = NULL;
-  char keyidbuf[17];
+  char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid = NULL;
   ks_shardset_t *set = NULL;
   int taken = 0;
@@ -232,12 +234,15 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
     goto leave;
   ks_flow_warn_tor (opt, ui, list, n);
 
+  ks_flow_tell_estimate (opt, ui, profile, 0);
   for (attempt = 0; ; attempt++)
     {
       ks_ui_infof (ui, _("deriving keys with profile '%s'..."),
                    profile->name);
+      for (i = 0; i < n; i++)
+        locs[i] = servers[i]->url;
       err = ks_shardset_create (profile, r->name, keyid, pw, strlen (pw),
-                                secret, secretlen, n, k,
+                                secret, secretlen, n, k, locs,
                                 ks_ui_progress_cb, (void *)ui, &set);
       if (err)
         {

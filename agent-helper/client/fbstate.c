@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * See fbstate.h.  Every file is written whole or not at all
- * (atomicfile.c).
+ * (common/file.c).
  */
 #include <config.h>
 #include <stdio.h>
@@ -15,12 +15,14 @@
 #include <sys/stat.h>
 #include "fbstate.h"
 #include "queue.h"
-#include "atomicfile.h"
+#include "file.h"
 
 #define PENDING_MAGIC "keysafe-firstboot-pending-1"
 /* The longest line of a pending file ("shard " and 64 hex digits, a
  * fingerprint, a profile name) is far shorter.  */
 #define LINE_MAX_LEN 256
+/* The header and KS_FBSTATE_MAX_PENDING shard lines fit easily.  */
+#define PENDING_MAX_FILE (LINE_MAX_LEN * (KS_FBSTATE_MAX_PENDING + 8))
 
 gpg_error_t
 ks_fbstate_path (const char *home, const char *file, char **r_path)
@@ -55,7 +57,7 @@ write_atomic (const char *home, const char *file, const char *text)
     return err;
   iov.iov_base = (void *)text;
   iov.iov_len = strlen (text);
-  err = ks_atomic_write (path, &iov, 1);
+  err = ks_file_write_atomic (path, &iov, 1);
   gcry_free (path);
   return err;
 }
@@ -102,7 +104,7 @@ ks_fbstate_names_have (const ks_fbnames_t *s, const char *name)
 void
 ks_fbstate_names_release (ks_fbnames_t *s)
 {
-  gcry_free (s->name);
+  ks_free (s->name);
   s->name = NULL;
   s->count = 0;
 }
@@ -253,91 +255,81 @@ ks_fbstate_write_pending (const char *home, const char *fpr,
   return err;
 }
 
+static gpg_error_t
+add_pending_name (ks_fbpending_t *pd, const char *name, size_t *cap)
+{
+  void *nn;
+
+  if (pd->names.count == KS_FBSTATE_MAX_PENDING)
+    return gpg_error (GPG_ERR_TOO_LARGE);
+  if (pd->names.count == *cap)
+    {
+      *cap = *cap ? 2 * *cap : 16;
+      nn = ks_realloc (pd->names.name, *cap * sizeof *pd->names.name);
+      if (!nn)
+        return gpg_error_from_syserror ();
+      pd->names.name = nn;
+    }
+  memcpy (pd->names.name[pd->names.count++], name, KS_NAME_HEX_LEN + 1);
+  return 0;
+}
+
+/* A field that does not fit is not one we wrote.  */
+static gpg_error_t
+copy_field (char *dst, size_t dstsize, const char *src)
+{
+  size_t n = strlen (src);
+
+  if (n >= dstsize)
+    return gpg_error (GPG_ERR_INV_DATA);
+  memcpy (dst, src, n + 1);
+  return 0;
+}
+
 gpg_error_t
-ks_fbstate_read_pending (const char *path, ks_fbpending_t *pd)
+ks_fbstate_parse_pending (const uint8_t *bytes, size_t len,
+                          ks_fbpending_t *pd)
 {
   gpg_error_t err = 0;
-  gpgrt_stream_t fp = NULL;
-  char *line = NULL;
-  size_t linesize = 0, maxlen, cap = 0;
-  ssize_t len;
-  int fd, first = 1;
+  ks_buf_t in;
+  char line[LINE_MAX_LEN];
+  size_t cap = 0;
+  int first = 1;
 
   memset (pd, 0, sizeof *pd);
-  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return gpg_error_from_syserror ();
-  fp = gpgrt_fdopen (fd, "r");
-  if (!fp)
+  /* Every line ends in LF: a file without one at the end was cut.  */
+  if (len && bytes[len - 1] != '\n')
+    return gpg_error (GPG_ERR_INV_DATA);
+  ks_buf_view (&in, bytes, len);
+  while (!(err = ks_buf_get_line (&in, line, sizeof line)))
     {
-      err = gpg_error_from_syserror ();
-      close (fd);
-      return err;
-    }
-  /* Bounded: lines of at most LINE_MAX_LEN bytes, at most
-   * KS_FBSTATE_MAX_PENDING names.  */
-  for (;;)
-    {
-      maxlen = LINE_MAX_LEN;
-      len = gpgrt_read_line (fp, &line, &linesize, &maxlen);
-      if (len < 0)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      if (!len)
-        break;
-      if (!maxlen || line[len - 1] != '\n')
-        {
-          err = gpg_error (GPG_ERR_INV_DATA);   /* too long or cut */
-          goto leave;
-        }
-      line[len - 1] = 0;
       if (first)
         {
           if (strcmp (line, PENDING_MAGIC))
-            {
-              err = gpg_error (GPG_ERR_INV_DATA);
-              goto leave;
-            }
+            break;
           first = 0;
         }
       else if (!strncmp (line, "fingerprint ", 12))
-        snprintf (pd->fpr, sizeof pd->fpr, "%s", line + 12);
+        err = copy_field (pd->fpr, sizeof pd->fpr, line + 12);
       else if (!strncmp (line, "profile ", 8))
-        snprintf (pd->profile, sizeof pd->profile, "%s", line + 8);
+        err = copy_field (pd->profile, sizeof pd->profile, line + 8);
       else if (!strncmp (line, "shares ", 7))
         pd->n = (unsigned int)strtoul (line + 7, NULL, 10);
       else if (!strncmp (line, "threshold ", 10))
         pd->k = (unsigned int)strtoul (line + 10, NULL, 10);
       else if (!strncmp (line, "shard ", 6)
-               && strlen (line + 6) == KS_NAME_HEX_LEN)
+               && ks_name_is_valid (line + 6, strlen (line + 6)))
         {
-          if (pd->names.count == KS_FBSTATE_MAX_PENDING)
-            {
-              err = gpg_error (GPG_ERR_TOO_LARGE);
-              goto leave;
-            }
-          if (pd->names.count == cap)
-            {
-              void *nn;
-
-              cap = cap ? 2 * cap : 16;
-              nn = gcry_realloc (pd->names.name,
-                                 cap * sizeof *pd->names.name);
-              if (!nn)
-                {
-                  err = gpg_error_from_syserror ();
-                  goto leave;
-                }
-              pd->names.name = nn;
-            }
-          memcpy (pd->names.name[pd->names.count++], line + 6,
-                  KS_NAME_HEX_LEN + 1);
+          err = add_pending_name (pd, line + 6, &cap);
         }
+      if (err)
+        goto leave;
     }
-  if (first || !*pd->fpr || !*pd->profile || pd->k < 2 || pd->k > pd->n
-      || pd->n > KS_SHAMIR_MAX_SHARES)
+  if (gpg_err_code (err) == GPG_ERR_TOO_LARGE)
+    goto leave;   /* a line too long */
+  err = 0;
+  if (first || ks_buf_left (&in) || !*pd->fpr || !*pd->profile
+      || pd->k < 2 || pd->k > pd->n || pd->n > KS_SHAMIR_MAX_SHARES)
     {
       err = gpg_error (GPG_ERR_INV_DATA);
       goto leave;
@@ -348,9 +340,26 @@ ks_fbstate_read_pending (const char *path, ks_fbpending_t *pd)
 
  leave:
   if (err)
-    ks_fbstate_names_release (&pd->names);
-  gpgrt_free (line);
-  gpgrt_fclose (fp);
+    {
+      if (gpg_err_code (err) != GPG_ERR_ENOMEM)
+        err = gpg_error (GPG_ERR_INV_DATA);
+      ks_fbstate_names_release (&pd->names);
+    }
+  return err;
+}
+
+gpg_error_t
+ks_fbstate_read_pending (const char *path, ks_fbpending_t *pd)
+{
+  gpg_error_t err;
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+
+  memset (pd, 0, sizeof *pd);
+  err = ks_file_read (path, PENDING_MAX_FILE, 0, &bytes, &len);
+  if (!err)
+    err = ks_fbstate_parse_pending (bytes, len, pd);
+  ks_free (bytes);
   return err;
 }
 

@@ -92,6 +92,10 @@ gpg_error_t ks_fbstate_write_pending (const char *home, const char *fpr,
                                       unsigned int k,
                                       const ks_fbnames_t *names);
 
+/* Parse the LEN bytes of a pending file into PD; GPG_ERR_INV_DATA when
+ * they are not one.  */
+gpg_error_t ks_fbstate_parse_pending (const uint8_t *bytes, size_t len,
+                                      ks_fbpending_t *pd);
 /* Read the pending file PATH; GPG_ERR_INV_DATA when it is not one.  */
 gpg_error_t ks_fbstate_read_pending (const char *path, ks_fbpending_t *pd);
 

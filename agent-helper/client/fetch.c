@@ -34,17 +34,22 @@ note_failure (ks_fetch_t *f, const ks_xfer_t *x)
 
 /* Request *NX of X: share SHARE of chunk CHUNK from server S.  The one
  * place where the fetch derives a shard name.  */
-static void
+static gpg_error_t
 add_get (ks_fetch_t *f, ks_xfer_t *x, size_t *nx, unsigned int s,
          unsigned int share, uint32_t chunk)
 {
   char name[KS_NAME_HEX_LEN + 1];
+  gpg_error_t err;
 
-  ks_recover_shard_name (f->rec, share, chunk, name);
+  err = ks_recover_shard_name (f->rec, f->list->server[s].url, share, chunk,
+                               name);
+  if (err)
+    return err;
   ks_xfer_set (&x[*nx], KS_HTTP_GET, f->list->server[s].url, name, s, share,
                chunk);
   x[*nx].maxresp = ks_recover_profile (f->rec)->object_size + 1;
   (*nx)++;
+  return 0;
 }
 
 static gpg_error_t
@@ -90,7 +95,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
                  ks_recover_t *rec, const ks_serverlist_t *list,
                  unsigned int k, ks_fetch_t *f)
 {
-  gpg_error_t err;
+  gpg_error_t err = 0;
   const ks_profile_t *profile = ks_recover_profile (rec);
   unsigned int nsrv = list->count, s, i;
   ks_xfer_t *x = NULL;
@@ -119,9 +124,10 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   x = gcry_calloc (f->nfirst ? f->nfirst : 1, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
-  for (s = 0; s < f->nfirst; s++)
-    add_get (f, x, &nx, s, s + 1, 0);
-  err = run_round (opt, ui, f, x, nx);
+  for (s = 0; s < f->nfirst && !err; s++)
+    err = add_get (f, x, &nx, s, s + 1, 0);
+  if (!err)
+    err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
   gcry_free (x);
   if (err)
@@ -153,18 +159,18 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
     return gpg_error_from_syserror ();
   /* Every missing share from every server that was not asked for it
    * and did not fail already.  */
-  for (i = 1; i <= f->maxshare; i++)
+  for (i = 1; i <= f->maxshare && !err; i++)
     {
       if (f->share_server[i] >= 0)
         continue;
-      for (s = 0; s < nsrv; s++)
+      for (s = 0; s < nsrv && !err; s++)
         {
           if ((s == i - 1 && s < f->nfirst) || f->state[s] == KS_LOC_FAILED)
             continue;
-          add_get (f, x, &nx, s, i, 0);
+          err = add_get (f, x, &nx, s, i, 0);
         }
     }
-  if (nx)
+  if (nx && !err)
     {
       err = run_round (opt, ui, f, x, nx);
       ks_transport_release (x, nx);
@@ -193,13 +199,14 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
   x = gcry_calloc ((size_t)(nchunks - 1) * have, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
-  for (j = 1; j < nchunks; j++)
-    for (i = 1; i <= f->maxshare; i++)
+  for (j = 1; j < nchunks && !err; j++)
+    for (i = 1; i <= f->maxshare && !err; i++)
       {
         if (f->share_server[i] >= 0)
-          add_get (f, x, &nx, f->share_server[i], i, j);
+          err = add_get (f, x, &nx, f->share_server[i], i, j);
       }
-  err = run_round (opt, ui, f, x, nx);
+  if (!err)
+    err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
   gcry_free (x);
   return err;
@@ -323,7 +330,7 @@ ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
     return err;
   if (opt->gpgkeyid)
     {
-      err = ks_flow_keyid (ui, opt->gpgkeyid, item->keyidbuf);
+      err = ks_flow_keyid (opt, ui, opt->gpgkeyid, item->keyidbuf);
       if (err)
         return err;
       item->keyid = item->keyidbuf;

@@ -203,11 +203,15 @@ ks_flow_get_password (const ks_options_t *opt, const ks_ui_t *ui,
 }
 
 gpg_error_t
-ks_flow_keyid (const ks_ui_t *ui, const char *keyid, char *out)
+ks_flow_keyid (const ks_options_t *opt, const ks_ui_t *ui, const char *keyid,
+               char *out)
 {
-  gpg_error_t err = ks_gpg_canon_keyid (keyid, out);
+  gpg_error_t err = ks_gpg_canon_keyid (opt->homedir, keyid, out);
 
-  if (err)
+  if (gpg_err_code (err) == GPG_ERR_NO_PUBKEY)
+    ks_ui_errorf (ui, _("key id '%s' names no key here; give the"
+                        " fingerprint"), keyid);
+  else if (err)
     ks_ui_errorf (ui, _("'%s' is not a key id or fingerprint"
                         " (16 or 40 hex digits)"), keyid ? keyid : "");
   return err;

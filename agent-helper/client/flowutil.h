@@ -9,6 +9,7 @@
 #include "keysafe-client.h"
 #include "serverlist.h"
 #include "transport.h"
+#include "gpg.h"
 
 /* A progress callback for common/ that forwards to UI->progress.  */
 void ks_ui_progress_cb (void *arg, const char *what, uint64_t done,
@@ -42,9 +43,10 @@ gpg_error_t ks_flow_get_password (const ks_options_t *opt, const ks_ui_t *ui,
                                   const char *prompt, int confirm,
                                   char **r_pw);
 
-/* The canonical key id (16 hex digits) of KEYID into OUT (17 bytes),
+/* The fingerprint KEYID names into OUT (KS_KEYID_BUFSIZE bytes),
  * with a message to UI when KEYID is not a key id or fingerprint.  */
-gpg_error_t ks_flow_keyid (const ks_ui_t *ui, const char *keyid, char *out);
+gpg_error_t ks_flow_keyid (const ks_options_t *opt, const ks_ui_t *ui,
+                           const char *keyid, char *out);
 
 /* Short display name of a server URL for messages.  */
 const char *ks_flow_server_label (const ks_server_t *s);
@@ -105,7 +107,7 @@ typedef struct ks_item
 {
   const ks_profile_t *pinned;   /* NULL: try all profiles */
   ks_serverlist_t *list;
-  char keyidbuf[17];
+  char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid;            /* into KEYIDBUF, or NULL */
   ks_fetch_t *f;
 } ks_item_t;

@@ -309,8 +309,11 @@ ks_gpg_homedir (const char *homedir, char **r_dir)
 }
 
 gpg_error_t
-ks_gpg_canon_keyid (const char *keyid, char *out)
+ks_gpg_canon_keyid (const char *homedir, const char *keyid, char *out)
 {
+  gpg_error_t err;
+  gpgme_ctx_t ctx = NULL;
+  gpgme_key_t key = NULL;
   size_t n, i;
   const char *p = keyid;
 
@@ -323,12 +326,31 @@ ks_gpg_canon_keyid (const char *keyid, char *out)
   for (i = 0; i < n; i++)
     if (!isxdigit ((unsigned char)p[i]))
       return gpg_error (GPG_ERR_INV_USER_ID);
-  if (n == 40)
-    p += 24;   /* v4: the key id is the low 64 bits */
-  else if (n != 16 && n != 64)  /* v5: the high 64 bits */
+  if (n == 40 || n == 64)
+    {
+      for (i = 0; i < n; i++)
+        out[i] = toupper ((unsigned char)p[i]);
+      out[n] = 0;
+      return 0;
+    }
+  if (n != 16)
     return gpg_error (GPG_ERR_INV_USER_ID);
-  for (i = 0; i < 16; i++)
-    out[i] = toupper ((unsigned char)p[i]);
-  out[16] = 0;
-  return 0;
+
+  /* A long key id names the fingerprint of the one key (public or
+   * secret) GnuPG has for it; protocol 2 binds to the fingerprint.  */
+  err = new_ctx (homedir, &ctx);
+  if (!err)
+    err = gpgme_get_key (ctx, keyid, &key, 0);
+  if (gpg_err_code (err) == GPG_ERR_EOF || (!err && (!key || !key->fpr)))
+    err = gpg_error (GPG_ERR_NO_PUBKEY);
+  if (!err && (strlen (key->fpr) != 40 && strlen (key->fpr) != 64))
+    err = gpg_error (GPG_ERR_INV_DATA);
+  if (!err)
+    for (i = 0; key->fpr[i]; i++)
+      out[i] = toupper ((unsigned char)key->fpr[i]);
+  if (!err)
+    out[i] = 0;
+  gpgme_key_unref (key);
+  gpgme_release (ctx);
+  return err ? gpg_error (GPG_ERR_NO_PUBKEY) : 0;
 }

@@ -36,9 +36,15 @@ gpg_error_t ks_gpg_create_key (const char *homedir, const char *userid,
 /* The GnuPG home directory in use (gcry_malloc'd).  */
 gpg_error_t ks_gpg_homedir (const char *homedir, char **r_dir);
 
-/* The 16-hex-digit long key id that names are bound to, from a user's
- * KEYID (16 hex digits, or a v4/v5 fingerprint, optionally "0x"), into
- * OUT (17 bytes).  GPG_ERR_INV_USER_ID for anything else.  */
-gpg_error_t ks_gpg_canon_keyid (const char *keyid, char *out);
+/* Bytes of a buffer for a canonical key id: a v5 fingerprint + NUL.  */
+#define KS_KEYID_BUFSIZE 65
+
+/* The OpenPGP fingerprint (uppercase hex, 40 for v4, 64 for v5) that
+ * names are bound to, from a user's KEYID (a fingerprint, or a 16-hex
+ * long key id that GnuPG in HOMEDIR resolves to one key; optionally
+ * "0x"), into OUT (KS_KEYID_BUFSIZE bytes).  GPG_ERR_INV_USER_ID for
+ * anything else, GPG_ERR_NO_PUBKEY for a key id GnuPG does not know.  */
+gpg_error_t ks_gpg_canon_keyid (const char *homedir, const char *keyid,
+                                char *out);
 
 #endif /* KS_GPG_H */

@@ -12,7 +12,7 @@
 #include "queue.h"
 #include "gpg.h"
 #include "flowutil.h"
-#include "atomicfile.h"
+#include "file.h"
 
 #define QUEUE_MAGIC "keysafe-queue-1 "
 #define QUEUE_MAGIC2 "keysafe-queue-2 "
@@ -41,17 +41,6 @@ ks_queue_dir (const char *homedir, char **r_dir)
   return err;
 }
 
-static int
-is_shard_name (const char *s)
-{
-  size_t i;
-
-  for (i = 0; i < KS_NAME_HEX_LEN; i++)
-    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-      return 0;
-  return !s[i];
-}
-
 /* The head of a version 2 entry into a new HEAD.  */
 static gpg_error_t
 make_head (const char *url, unsigned int k, const ks_queue_sib_t *sib,
@@ -72,7 +61,7 @@ make_head (const char *url, unsigned int k, const ks_queue_sib_t *sib,
   for (i = 0; !err && i < nsib; i++)
     {
       if (strchr (sib[i].url, '\n') || strchr (sib[i].url, ' ')
-          || !is_shard_name (sib[i].name))
+          || !ks_name_is_valid (sib[i].name, strlen (sib[i].name)))
         err = gpg_error (GPG_ERR_INV_ARG);
       if (!err)
         err = ks_buf_append (*r_head, "sib ", 4);
@@ -101,7 +90,7 @@ ks_queue_add (const char *homedir, const char *url,
   struct iovec iov[2];
   size_t n;
 
-  if (!is_shard_name (name) || strchr (url, '\n'))
+  if (!ks_name_is_valid (name, strlen (name)) || strchr (url, '\n'))
     return gpg_error (GPG_ERR_INV_ARG);
   err = make_head (url, k, sib, nsib, &head);
   if (!err)
@@ -125,7 +114,7 @@ ks_queue_add (const char *homedir, const char *url,
   iov[0].iov_len = ks_buf_left (head);
   iov[1].iov_base = (void *)data;
   iov[1].iov_len = len;
-  err = ks_atomic_write (path, iov, KS_DIM (iov));
+  err = ks_file_write_atomic (path, iov, KS_DIM (iov));
 
  leave:
   ks_buf_free (head);
@@ -145,12 +134,12 @@ read_sibs (ks_buf_t *in, ks_queue_entry_t *e)
 
   err = ks_buf_get_line (in, line, sizeof line);
   if (err)
-    return err;
+    return gpg_error (GPG_ERR_INV_DATA);
   if (strncmp (line, "k ", 2) || !(k = strtoul (line + 2, &sp, 10))
       || *sp || k > KS_SHAMIR_MAX_SHARES)
     return gpg_error (GPG_ERR_INV_DATA);
   e->k = k;
-  e->sib = gcry_calloc (KS_SHAMIR_MAX_SHARES, sizeof *e->sib);
+  e->sib = ks_calloc (KS_SHAMIR_MAX_SHARES, sizeof *e->sib);
   if (!e->sib)
     return gpg_error_from_syserror ();
   while (!(err = ks_buf_get_line (in, line, sizeof line))
@@ -158,100 +147,99 @@ read_sibs (ks_buf_t *in, ks_queue_entry_t *e)
     {
       sp = strrchr (line, ' ');
       if (strncmp (line, "sib ", 4) || !sp || sp < line + 5
-          || !is_shard_name (sp + 1) || e->nsib >= KS_SHAMIR_MAX_SHARES)
+          || !ks_name_is_valid (sp + 1, strlen (sp + 1))
+          || e->nsib >= KS_SHAMIR_MAX_SHARES)
         return gpg_error (GPG_ERR_INV_DATA);
       *sp = 0;
-      e->sib[e->nsib].url = gcry_strdup (line + 4);
+      e->sib[e->nsib].url = ks_strdup (line + 4);
       if (!e->sib[e->nsib].url)
         return gpg_error_from_syserror ();
       memcpy (e->sib[e->nsib++].name, sp + 1, KS_NAME_HEX_LEN + 1);
     }
-  return err;
+  return err ? gpg_error (GPG_ERR_INV_DATA) : 0;
 }
 
-static void
-entry_release (ks_queue_entry_t *e)
+void
+ks_queue_entry_release (ks_queue_entry_t *e)
 {
   unsigned int i;
 
-  gcry_free (e->url);
-  gcry_free (e->path);
-  gcry_free (e->data);
+  ks_free (e->url);
+  ks_free (e->path);
+  ks_free (e->data);
   for (i = 0; i < e->nsib; i++)
-    gcry_free ((char *)e->sib[i].url);
-  gcry_free (e->sib);
+    ks_free ((char *)e->sib[i].url);
+  ks_free (e->sib);
   memset (e, 0, sizeof *e);
 }
 
-static gpg_error_t
-read_entry (const char *path, const char *name, ks_queue_entry_t *e)
+gpg_error_t
+ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
 {
-  gpg_error_t err = 0;
-  int fd;
-  uint8_t *buf = NULL;
-  size_t len = 0;
-  ssize_t n;
+  gpg_error_t err;
   ks_buf_t in;
-  char line[QUEUE_MAX_LINE];
+  char magic[sizeof QUEUE_MAGIC - 1];
+  size_t urlsize;
   int v2;
 
   memset (e, 0, sizeof *e);
-  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
+  ks_buf_view (&in, bytes, len);
+  err = ks_buf_get_bytes (&in, magic, sizeof magic);
+  v2 = !err && !memcmp (magic, QUEUE_MAGIC2, sizeof magic);
+  if (err || (!v2 && memcmp (magic, QUEUE_MAGIC, sizeof magic))
+      || !memchr (ks_buf_ptr (&in), '\n', ks_buf_left (&in)))
+    return gpg_error (GPG_ERR_INV_DATA);
+  urlsize = ks_buf_left (&in) + 1;
+  e->url = ks_malloc (urlsize);
+  if (!e->url)
     return gpg_error_from_syserror ();
-  buf = gcry_malloc (QUEUE_MAX_FILE);
-  if (!buf)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  while (len < QUEUE_MAX_FILE
-         && (n = read (fd, buf + len, QUEUE_MAX_FILE - len)) != 0)
-    {
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      len += n;
-    }
-  ks_buf_view (&in, buf, len);
-  err = ks_buf_get_line (&in, line, sizeof line);
+  err = ks_buf_get_line (&in, e->url, urlsize);
   if (err)
-    goto leave;
-  v2 = !strncmp (line, QUEUE_MAGIC2, strlen (QUEUE_MAGIC2));
-  if (!v2 && strncmp (line, QUEUE_MAGIC, strlen (QUEUE_MAGIC)))
     {
       err = gpg_error (GPG_ERR_INV_DATA);
-      goto leave;
-    }
-  e->url = gcry_strdup (line + strlen (QUEUE_MAGIC));
-  e->path = gcry_strdup (path);
-  if (!e->url || !e->path)
-    {
-      err = gpg_error_from_syserror ();
       goto leave;
     }
   if (v2 && (err = read_sibs (&in, e)))
     goto leave;
   e->len = ks_buf_left (&in);
-  e->data = gcry_malloc (e->len ? e->len : 1);
+  e->data = ks_malloc (e->len ? e->len : 1);
   if (!e->data)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  memcpy (e->data, ks_buf_ptr (&in), e->len);
-  memcpy (e->name, name, KS_NAME_HEX_LEN + 1);
+  err = ks_buf_get_bytes (&in, e->data, e->len);
 
  leave:
   if (err)
-    entry_release (e);
-  gcry_free (buf);
-  close (fd);
+    ks_queue_entry_release (e);
   return err;
+}
+
+static gpg_error_t
+read_entry (const char *path, const char *name, ks_queue_entry_t *e)
+{
+  gpg_error_t err;
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+
+  memset (e, 0, sizeof *e);
+  err = ks_file_read (path, QUEUE_MAX_FILE, 0, &bytes, &len);
+  if (err)
+    return err;
+  err = ks_queue_parse_entry (bytes, len, e);
+  ks_free (bytes);
+  if (err)
+    return err;
+  e->path = ks_strdup (path);
+  if (!e->path)
+    {
+      err = gpg_error_from_syserror ();
+      ks_queue_entry_release (e);
+      return err;
+    }
+  memcpy (e->name, name, KS_NAME_HEX_LEN + 1);
+  return 0;
 }
 
 void
@@ -262,8 +250,8 @@ ks_queue_list_free (ks_queue_entry_t *list, size_t count)
   if (!list)
     return;
   for (i = 0; i < count; i++)
-    entry_release (&list[i]);
-  gcry_free (list);
+    ks_queue_entry_release (&list[i]);
+  ks_free (list);
 }
 
 gpg_error_t
@@ -291,7 +279,7 @@ ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
     }
   while ((de = readdir (d)) && count < KS_QUEUE_MAX)
     {
-      if (!is_shard_name (de->d_name))
+      if (!ks_name_is_valid (de->d_name, strlen (de->d_name)))
         continue;
       if (count == alloc)
         {
@@ -324,12 +312,20 @@ ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
 }
 
 gpg_error_t
+ks_queue_remove (const ks_queue_entry_t *e)
+{
+  if (unlink (e->path) && errno != ENOENT)
+    return gpg_error_from_syserror ();
+  return 0;
+}
+
+gpg_error_t
 ks_queue_drop (const char *homedir, const char *name)
 {
   gpg_error_t err;
   char *dir = NULL, path[4096];
 
-  if (!is_shard_name (name))
+  if (!ks_name_is_valid (name, strlen (name)))
     return gpg_error (GPG_ERR_INV_ARG);
   err = ks_queue_dir (homedir, &dir);
   if (err)
@@ -340,14 +336,6 @@ ks_queue_drop (const char *homedir, const char *name)
   if (err)
     return err;
   if (unlink (path) && errno != ENOENT)
-    return gpg_error_from_syserror ();
-  return 0;
-}
-
-gpg_error_t
-ks_queue_remove (const ks_queue_entry_t *e)
-{
-  if (unlink (e->path) && errno != ENOENT)
     return gpg_error_from_syserror ();
   return 0;
 }

@@ -35,8 +35,7 @@ typedef struct ks_queue_entry
   ks_queue_sib_t *sib;          /* urls malloc'd */
 } ks_queue_entry_t;
 
-/* The queue directory for HOMEDIR (NULL = GnuPG's default), malloc'd
- * with gcry_malloc.  */
+/* The queue directory for HOMEDIR (NULL = GnuPG's default).  */
 gpg_error_t ks_queue_dir (const char *homedir, char **r_dir);
 
 /* Queue shard NAME with DATA for server URL; the object needs K
@@ -45,6 +44,14 @@ gpg_error_t ks_queue_add (const char *homedir, const char *url,
                           const char *name, const uint8_t *data, size_t len,
                           unsigned int k, const ks_queue_sib_t *sib,
                           unsigned int nsib);
+
+/* Parse the LEN bytes of a queue file into E (url, data; not path or
+ * name, which come from the file's place).  GPG_ERR_INV_DATA when they
+ * are not a queue entry.  */
+gpg_error_t ks_queue_parse_entry (const uint8_t *bytes, size_t len,
+                                  ks_queue_entry_t *e);
+/* Free what an entry holds (url, path, data, siblings) and zero it.  */
+void ks_queue_entry_release (ks_queue_entry_t *e);
 
 /* All entries (at most KS_QUEUE_MAX), in directory order.  */
 #define KS_QUEUE_MAX 100000

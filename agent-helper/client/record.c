@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include "record.h"
-#include "atomicfile.h"
+#include "file.h"
 #include "gpg.h"
 
 void
@@ -300,7 +300,7 @@ ks_record_add (const char *homedir, const ks_record_t *rec, char **r_path)
     }
   iov.iov_base = text;
   iov.iov_len = strlen (text);
-  err = ks_atomic_write (path, &iov, 1);
+  err = ks_file_write_atomic (path, &iov, 1);
   if (!err && r_path)
     {
       *r_path = path;

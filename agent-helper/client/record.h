@@ -9,7 +9,7 @@
  * the item name or anything derived from it: whoever reads the GnuPG
  * home learns where shards are, not how to name them.
  *
- * One file per backup, written whole or not at all (atomicfile.h), so
+ * One file per backup, written whole or not at all (common/file.h), so
  * records are only ever added and a crash leaves no torn one.  The
  * format, one "keyword value" line each, after a first line that is the
  * magic:

@@ -122,116 +122,85 @@ word_len (const char *p)
   return n;
 }
 
+/* One line of the list: "CATEGORY URL [placeholder] [LABEL]".  */
+static gpg_error_t
+parse_line (const char *line, const char *fname, unsigned int lineno,
+            ks_serverlist_t *list, char *errtext, size_t errlen)
+{
+  const char *p, *url;
+  size_t n, urllen;
+  ks_server_category_t cat;
+  int placeholder = 0;
+  char tmp[1024], label[256];
+
+  p = skip_ws (line);
+  if (*p == '#' || *p == '\r' || !*p)
+    return 0;
+  n = word_len (p);
+  if (n == 11 && !strncmp (p, "recommended", n))
+    cat = KS_SERVER_RECOMMENDED;
+  else if (n == 9 && !strncmp (p, "alternate", n))
+    cat = KS_SERVER_ALTERNATE;
+  else if (n == 9 && !strncmp (p, "untrusted", n))
+    cat = KS_SERVER_UNTRUSTED;
+  else
+    {
+      snprintf (errtext, errlen, _("%s:%u: unknown server category"),
+                fname, lineno);
+      return gpg_error (GPG_ERR_INV_VALUE);
+    }
+  url = skip_ws (p + n);
+  urllen = word_len (url);
+  n = urllen < sizeof tmp ? urllen : sizeof tmp - 1;
+  memcpy (tmp, url, n);
+  tmp[n] = 0;
+  if (!url_is_ok (tmp))
+    {
+      snprintf (errtext, errlen, _("%s:%u: invalid server URL"),
+                fname, lineno);
+      return gpg_error (GPG_ERR_INV_URI);
+    }
+  p = skip_ws (url + urllen);
+  n = word_len (p);
+  if (n == 11 && !strncmp (p, "placeholder", n))
+    {
+      placeholder = 1;
+      p = skip_ws (p + n);
+    }
+  n = strlen (p);
+  while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+    n--;
+  if (n >= sizeof label)
+    n = sizeof label - 1;
+  memcpy (label, p, n);
+  label[n] = 0;
+  return add_server (list, url, urllen, label, cat, placeholder);
+}
+
 gpg_error_t
 ks_serverlist_parse (const char *text, const char *fname,
                      ks_serverlist_t *list, char *errtext, size_t errlen)
 {
-  gpg_error_t err = 0;
-  const char *line = text;
+  gpg_error_t err;
+  ks_buf_t in;
+  char *line;
+  size_t linesize = strlen (text) + 1;
   unsigned int lineno = 0;
-  char label[256];
 
-  while (line && *line)
-    {
-      const char *p, *url, *eol;
-      size_t n, urllen;
-      ks_server_category_t cat;
-      int placeholder = 0;
-
-      lineno++;
-      eol = strchr (line, '\n');
-      p = skip_ws (line);
-      if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
-        goto next;
-      n = word_len (p);
-      if (n == 11 && !strncmp (p, "recommended", n))
-        cat = KS_SERVER_RECOMMENDED;
-      else if (n == 9 && !strncmp (p, "alternate", n))
-        cat = KS_SERVER_ALTERNATE;
-      else if (n == 9 && !strncmp (p, "untrusted", n))
-        cat = KS_SERVER_UNTRUSTED;
-      else
-        {
-          snprintf (errtext, errlen, _("%s:%u: unknown server category"),
-                    fname, lineno);
-          err = gpg_error (GPG_ERR_INV_VALUE);
-          goto leave;
-        }
-      url = skip_ws (p + n);
-      urllen = word_len (url);
-      {
-        char tmp[1024];
-
-        if (urllen >= sizeof tmp)
-          urllen = sizeof tmp - 1;
-        memcpy (tmp, url, urllen);
-        tmp[urllen] = 0;
-        if (!url_is_ok (tmp))
-          {
-            snprintf (errtext, errlen, _("%s:%u: invalid server URL"),
-                      fname, lineno);
-            err = gpg_error (GPG_ERR_INV_URI);
-            goto leave;
-          }
-      }
-      p = skip_ws (url + urllen);
-      n = word_len (p);
-      if (n == 11 && !strncmp (p, "placeholder", n))
-        {
-          placeholder = 1;
-          p = skip_ws (p + n);
-        }
-      n = eol ? (size_t)(eol - p) : strlen (p);
-      while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
-        n--;
-      if (n >= sizeof label)
-        n = sizeof label - 1;
-      memcpy (label, p, n);
-      label[n] = 0;
-      err = add_server (list, url, urllen, label, cat, placeholder);
-      if (err)
-        goto leave;
-    next:
-      line = eol ? eol + 1 : NULL;
-    }
-
- leave:
-  return err;
-}
-
-static gpg_error_t
-read_file (const char *fname, char **r_text)
-{
-  gpg_error_t err = 0;
-  gpgrt_stream_t fp;
-  char *buf = NULL;
-  size_t len = 0, n;
-
-  *r_text = NULL;
-  fp = gpgrt_fopen (fname, "r");
-  if (!fp)
+  /* A line as long as the whole text always fits: no line is cut.  */
+  line = ks_malloc (linesize);
+  if (!line)
     return gpg_error_from_syserror ();
-  buf = gcry_malloc (KS_SERVERLIST_MAX_BYTES + 1);
-  if (!buf)
+  ks_buf_view (&in, text, linesize - 1);
+  while (!(err = ks_buf_get_line (&in, line, linesize)))
     {
-      err = gpg_error_from_syserror ();
-      goto leave;
+      err = parse_line (line, fname, ++lineno, list, errtext, errlen);
+      if (err)
+        break;
     }
-  while (len < KS_SERVERLIST_MAX_BYTES
-         && (n = gpgrt_fread (buf + len, 1, KS_SERVERLIST_MAX_BYTES - len, fp)))
-    len += n;
-  if (gpgrt_ferror (fp))
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  buf[len] = 0;
-  *r_text = buf;
-  buf = NULL;
-
- leave:
-  gcry_free (buf);
-  gpgrt_fclose (fp);
+  if (gpg_err_code (err) == GPG_ERR_EOF)
+    err = 0;
+  ks_free (line);
   return err;
 }
 
@@ -258,6 +227,7 @@ ks_serverlist_load (const char **urls, const char *file,
   gpg_error_t err = 0;
   ks_serverlist_t *list;
   char *text = NULL;
+  size_t textlen;
   const char *fname;
 
   *r_list = NULL;
@@ -285,7 +255,8 @@ ks_serverlist_load (const char **urls, const char *file,
     }
 
   fname = file ? file : ks_serverlist_default_file ();
-  err = read_file (fname, &text);
+  err = ks_file_read (fname, KS_SERVERLIST_MAX_BYTES, 0,
+                      (uint8_t **)&text, &textlen);
   if (err)
     {
       snprintf (errtext, errlen, _("can't read server list '%s': %s"),
@@ -298,7 +269,7 @@ ks_serverlist_load (const char **urls, const char *file,
   sort_by_category (list);
 
  leave:
-  gcry_free (text);
+  ks_free (text);
   if (err)
     ks_serverlist_free (list);
   else

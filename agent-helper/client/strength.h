@@ -11,9 +11,11 @@
 #define KS_STRENGTH_MIN_BITS 20.0
 
 /* Assumptions of the cost model, stated in the message and in
- * doc/keysafe.1: one CPU core does about 1 GiB x pass of Argon2 per
- * second, and a core-hour costs an attacker USD 0.01.  */
-#define KS_STRENGTH_KIB_PER_SEC (1024.0 * 1024.0)
+ * doc/protocol.md section 10: one CPU core running the fastest Argon2id
+ * (libsodium, one lane, unloaded) does about 2.5 GiB x pass per second
+ * (0.10 s per pass over 256 MiB), and a core-hour costs an attacker
+ * USD 0.01.  */
+#define KS_STRENGTH_KIB_PER_SEC (2.5 * 1024.0 * 1024.0)
 #define KS_STRENGTH_USD_PER_CORE_HOUR 0.01
 
 typedef struct ks_strength

@@ -31,7 +31,7 @@ void
 ks_helper_session_reset (ks_session_t *s)
 {
   if (s->name)
-    ks_free_secret (s->name, strlen (s->name));
+    ks_free_secret (s->name, strlen (s->name) + 1);
   s->name = NULL;
   gpgrt_free (s->profile);
   s->profile = NULL;
@@ -54,43 +54,6 @@ ks_helper_reset_notify (assuan_context_t ctx, char *line)
 }
 
 
-/* Percent-unescape VALUE into new secure memory.  */
-static gpg_error_t
-unescape_secure (const char *value, char **r_out)
-{
-  char *out, *d;
-  const char *p;
-
-  *r_out = NULL;
-  out = gcry_malloc_secure (strlen (value) + 1);
-  if (!out)
-    return gpg_error_from_syserror ();
-  for (p = value, d = out; *p; p++)
-    {
-      if (*p == '%' && p[1] && p[2]
-          && strchr ("0123456789abcdefABCDEF", p[1])
-          && strchr ("0123456789abcdefABCDEF", p[2]))
-        {
-          char hex[3] = { p[1], p[2], 0 };
-
-          *d = (char)strtoul (hex, NULL, 16);
-          if (!*d)
-            {
-              ks_free_secret (out, strlen (value) + 1);
-              return gpg_error (GPG_ERR_INV_VALUE);
-            }
-          d++;
-          p += 2;
-        }
-      else
-        *d++ = *p;
-    }
-  *d = 0;
-  *r_out = out;
-  return 0;
-}
-
-
 gpg_error_t
 ks_helper_option_handler (assuan_context_t ctx, const char *key, const char *value)
 {
@@ -107,12 +70,12 @@ ks_helper_option_handler (assuan_context_t ctx, const char *key, const char *val
         return gpg_error (GPG_ERR_TOO_LARGE);
       if (*value)
         {
-          err = unescape_secure (value, &name);
+          err = ks_buf_unescape (value, 1, &name);
           if (err)
             return err;
         }
       if (s->name)
-        ks_free_secret (s->name, strlen (s->name));
+        ks_free_secret (s->name, strlen (s->name) + 1);
       s->name = name;
     }
   else if (!strcmp (key, "password-mode"))

@@ -248,6 +248,7 @@ create_socket (const char *sockname, int *r_fd)
 {
   gpg_error_t err = 0;
   struct sockaddr_un addr;
+  struct stat st;
   int r_redirected = 0;
   int fd = -1;
   mode_t oldmask;
@@ -290,7 +291,17 @@ create_socket (const char *sockname, int *r_fd)
         }
       if (probe >= 0)
         close (probe);
-      /* Stale: nobody answers on it.  */
+      /* Stale: nobody answers on it.  Remove it only if it is a socket
+       * of ours, never a file or a link planted there.  */
+      if (lstat (sockname, &st) || !S_ISSOCK (st.st_mode)
+          || st.st_uid != geteuid ())
+        {
+          umask (oldmask);
+          err = gpg_error (GPG_ERR_EEXIST);
+          gpgrt_log_error (_("refusing to replace %s: not a socket of ours\n"),
+                           sockname);
+          goto leave;
+        }
       unlink (sockname);
       if (bind (fd, (struct sockaddr *)&addr, sizeof addr))
         err = gpg_error_from_syserror ();

@@ -12,7 +12,27 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include "keysafe.h"
+
+/* fuzz-combine's fixed encryption key E: KS_KEY_LEN bytes of this.  */
+#define FUZZ_COMBINE_KEY 0x4b
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+/* Initialise the library once per process; every harness calls it
+ * first.  */
+static inline void
+fuzz_init (void)
+{
+  static int done;
+
+  if (!done)
+    {
+      if (ks_init ())
+        abort ();
+      done = 1;
+    }
+}
 
 #endif /* KS_FUZZ_H */

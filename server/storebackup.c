@@ -1,4 +1,4 @@
-/* backup.c - the operator's encrypted backup of a store (GPGME)
+/* storebackup.c - the operator's encrypted backup of a store (GPGME)
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
@@ -7,16 +7,16 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <unistd.h>
 #include <locale.h>
 #include <gpgme.h>
-#include "backup.h"
+#include "storebackup.h"
+#include "archive.h"
 #include "store.h"
 #include "io.h"
 
-#define ARCHIVE_MAGIC "KSSTORE1"
-#define ARCHIVE_MAGIC_LEN 8
-#define NAME_RAW_LEN (KS_NAME_HEX_LEN / 2)
+#define NAME_RAW_LEN KS_ARCHIVE_NAME_LEN
 
 static gpg_error_t
 gpgme_setup (gpgme_ctx_t *r_ctx)
@@ -85,7 +85,7 @@ producer_thread (void *arg)
   producer_t *pr = arg;
   uint8_t tail[9];
 
-  pr->err = ks_write_all (pr->fd, ARCHIVE_MAGIC, ARCHIVE_MAGIC_LEN);
+  pr->err = ks_write_all (pr->fd, KS_ARCHIVE_MAGIC, KS_ARCHIVE_MAGIC_LEN);
   if (!pr->err)
     pr->err = ks_store_walk (pr->dir, produce_one, pr);
   if (!pr->err)
@@ -138,11 +138,11 @@ rotate (const char *file, const char *newfile)
 
 gpg_error_t
 ks_backup_store (const char *dir, const char *file, const char *recipient,
-                 unsigned long *r_count)
+                 const char *signer, unsigned long *r_count)
 {
   gpg_error_t err;
   gpgme_ctx_t ctx = NULL;
-  gpgme_key_t key = NULL;
+  gpgme_key_t key = NULL, skey = NULL;
   gpgme_key_t keys[2] = { NULL, NULL };
   gpgme_data_t in = NULL, out = NULL;
   producer_t *pr = NULL;
@@ -159,6 +159,10 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
   if (err)
     goto leave;
   err = gpgme_get_key (ctx, recipient, &key, 0);
+  if (!err)
+    err = gpgme_get_key (ctx, signer, &skey, 1);
+  if (!err)
+    err = gpgme_signers_add (ctx, skey);
   if (err)
     goto leave;
   keys[0] = key;
@@ -196,7 +200,8 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
       close (pr->fd);
       goto leave;
     }
-  err = gpgme_op_encrypt (ctx, keys, GPGME_ENCRYPT_ALWAYS_TRUST, in, out);
+  err = gpgme_op_encrypt_sign (ctx, keys, GPGME_ENCRYPT_ALWAYS_TRUST, in,
+                               out);
   if (err)
     {
       /* Unblock the producer if GPGME stopped reading.  */
@@ -235,131 +240,35 @@ ks_backup_store (const char *dir, const char *file, const char *recipient,
     close (pipefd[1]);
   free (pr);
   gpgme_key_unref (key);
+  gpgme_key_unref (skey);
   gpgme_release (ctx);
   return err;
 }
 
 
-/* Restore: GPGME writes the plaintext into a callback that parses the
- * archive as it streams and stores each shard.  */
+/* Restore, in two passes, so that nothing is stored from an archive
+ * that is not whole and signed: GPGME decrypts and verifies the file
+ * into an unnamed temp file in the store's filesystem while the parser
+ * checks the archive's form; only when the archive is complete and the
+ * signature is the operator's is the temp file read back and stored.  */
 
-typedef enum { ST_MAGIC, ST_TYPE, ST_HEAD, ST_BODY, ST_TAIL, ST_DONE } pstate_t;
-
-typedef struct consumer
+typedef struct spool
 {
-  ks_store_t *store;
-  size_t max_shard;
-  pstate_t state;
-  uint8_t small[ARCHIVE_MAGIC_LEN + NAME_RAW_LEN + 4];
-  size_t have;            /* bytes in SMALL or BODY */
-  uint8_t *body;
-  size_t bodylen;
-  char name[KS_NAME_HEX_LEN + 1];
-  unsigned long added, skipped, seen;
+  ks_archive_t *check;    /* parser without a callback */
+  int fd;
   gpg_error_t err;
-} consumer_t;
-
-/* Collect up to NEED bytes into C->small.  Returns 1 when complete.  */
-static int
-collect (consumer_t *c, const uint8_t **p, size_t *len, size_t need)
-{
-  size_t take = need - c->have;
-
-  if (take > *len)
-    take = *len;
-  memcpy (c->small + c->have, *p, take);
-  c->have += take;
-  *p += take;
-  *len -= take;
-  return c->have == need;
-}
-
-static gpg_error_t
-consume (consumer_t *c, const uint8_t *p, size_t len)
-{
-  gpg_error_t err;
-  size_t take;
-
-  while (len)
-    switch (c->state)
-      {
-      case ST_MAGIC:
-        if (collect (c, &p, &len, ARCHIVE_MAGIC_LEN))
-          {
-            if (memcmp (c->small, ARCHIVE_MAGIC, ARCHIVE_MAGIC_LEN))
-              return gpg_error (GPG_ERR_INV_DATA);
-            c->have = 0;
-            c->state = ST_TYPE;
-          }
-        break;
-      case ST_TYPE:
-        if (*p == 'S')
-          c->state = ST_HEAD;
-        else if (*p == 'E')
-          c->state = ST_TAIL;
-        else
-          return gpg_error (GPG_ERR_INV_DATA);
-        p++, len--;
-        break;
-      case ST_HEAD:
-        if (collect (c, &p, &len, NAME_RAW_LEN + 4))
-          {
-            ks_hex_encode (c->small, NAME_RAW_LEN, c->name);
-            c->bodylen = ks_get_be32 (c->small + NAME_RAW_LEN);
-            if (!c->bodylen || c->bodylen > c->max_shard)
-              return gpg_error (GPG_ERR_INV_DATA);
-            c->have = 0;
-            c->state = ST_BODY;
-          }
-        break;
-      case ST_BODY:
-        take = c->bodylen - c->have;
-        if (take > len)
-          take = len;
-        memcpy (c->body + c->have, p, take);
-        c->have += take;
-        p += take;
-        len -= take;
-        if (c->have == c->bodylen)
-          {
-            err = ks_store_put (c->store, c->name, c->body, c->bodylen, 0);
-            if (gpg_err_code (err) == GPG_ERR_EEXIST)
-              c->skipped++;
-            else if (err)
-              return err;
-            else
-              c->added++;
-            c->seen++;
-            c->have = 0;
-            c->state = ST_TYPE;
-          }
-        break;
-      case ST_TAIL:
-        if (collect (c, &p, &len, 8))
-          {
-            if (ks_get_be64 (c->small) != c->seen)
-              return gpg_error (GPG_ERR_TRUNCATED);
-            c->state = ST_DONE;
-          }
-        break;
-      case ST_DONE:
-        return gpg_error (GPG_ERR_INV_DATA);  /* trailing garbage */
-      }
-  return 0;
-}
+} spool_t;
 
 static ssize_t
-consumer_write (void *handle, const void *buffer, size_t size)
+spool_write (void *handle, const void *buffer, size_t size)
 {
-  consumer_t *c = handle;
+  spool_t *sp = handle;
 
-  if (c->err)
-    {
-      errno = EIO;
-      return -1;
-    }
-  c->err = consume (c, buffer, size);
-  if (c->err)
+  if (!sp->err)
+    sp->err = ks_archive_feed (sp->check, buffer, size);
+  if (!sp->err)
+    sp->err = ks_write_all (sp->fd, buffer, size);
+  if (sp->err)
     {
       errno = EIO;
       return -1;
@@ -367,56 +276,167 @@ consumer_write (void *handle, const void *buffer, size_t size)
   return size;
 }
 
-gpg_error_t
-ks_restore_store (const char *dir, const char *file, size_t max_shard,
-                  unsigned long *r_added, unsigned long *r_skipped)
+/* An unnamed file in DIR, gone with its last descriptor.  */
+static int
+open_spool (const char *dir)
+{
+  char tmpl[4096];
+  int fd;
+
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+    return fd;
+  if (snprintf (tmpl, sizeof tmpl, "%s/%sXXXXXX", dir, KS_STORE_TMP_PREFIX)
+      >= (int)sizeof tmpl)
+    {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+  fd = mkostemp (tmpl, O_CLOEXEC);
+  if (fd >= 0)
+    unlink (tmpl);
+  return fd;
+}
+
+/* Good when one valid signature was made by SIGNER's key.  */
+static gpg_error_t
+check_signer (gpgme_ctx_t ctx, const char *signer)
+{
+  gpgme_verify_result_t vr = gpgme_op_verify_result (ctx);
+  gpgme_signature_t sig;
+  gpgme_subkey_t sub;
+  gpgme_key_t key = NULL;
+  gpg_error_t err;
+
+  err = gpgme_get_key (ctx, signer, &key, 0);
+  if (err)
+    return err;
+  err = gpg_error (GPG_ERR_BAD_SIGNATURE);
+  for (sig = vr ? vr->signatures : NULL; sig && err; sig = sig->next)
+    for (sub = key->subkeys; sub && err; sub = sub->next)
+      if (!sig->status && sig->fpr && sub->fpr
+          && !strcasecmp (sig->fpr, sub->fpr))
+        err = 0;
+  gpgme_key_unref (key);
+  return err;
+}
+
+/* Pass 1: decrypt and verify FILE into SP->fd, checking the form.  */
+static gpg_error_t
+decrypt_to_spool (const char *file, const char *signer, spool_t *sp)
 {
   gpg_error_t err;
   gpgme_ctx_t ctx = NULL;
   gpgme_data_t in = NULL, out = NULL;
-  struct gpgme_data_cbs cbs = { NULL, consumer_write, NULL, NULL };
-  consumer_t c;
-  int infd = -1;
+  struct gpgme_data_cbs cbs = { NULL, spool_write, NULL, NULL };
+  uint64_t count;
+  int infd;
 
-  *r_added = *r_skipped = 0;
-  memset (&c, 0, sizeof c);
-  c.max_shard = max_shard;
-  c.body = malloc (max_shard ? max_shard : 1);
-  if (!c.body)
-    return gpg_error_from_syserror ();
-  err = ks_store_open (dir, &c.store, NULL);
-  if (err)
-    goto leave;
-
-  err = gpgme_setup (&ctx);
-  if (err)
-    goto leave;
   infd = open (file, O_RDONLY | O_CLOEXEC);
   if (infd < 0)
+    return gpg_error_from_syserror ();
+  err = gpgme_setup (&ctx);
+  if (!err)
+    err = gpgme_data_new_from_fd (&in, infd);
+  if (!err)
+    err = gpgme_data_new_from_cbs (&out, &cbs, sp);
+  if (!err)
+    err = gpgme_op_decrypt_verify (ctx, in, out);
+  if (sp->err)
+    err = sp->err;
+  if (!err)
+    err = ks_archive_finish (sp->check, &count);
+  if (!err)
+    err = check_signer (ctx, signer);
+  gpgme_data_release (in);
+  gpgme_data_release (out);
+  gpgme_release (ctx);
+  close (infd);
+  return err;
+}
+
+typedef struct storer
+{
+  ks_store_t *store;
+  unsigned long added, skipped;
+} storer_t;
+
+static gpg_error_t
+store_one (void *opaque, const char *name, const uint8_t *data, size_t len)
+{
+  storer_t *st = opaque;
+  gpg_error_t err = ks_store_put (st->store, name, data, len, 0);
+
+  if (gpg_err_code (err) == GPG_ERR_EEXIST)
+    st->skipped++;
+  else if (err)
+    return err;
+  else
+    st->added++;
+  return 0;
+}
+
+/* Pass 2: the checked archive in FD into the store.  */
+static gpg_error_t
+store_spool (int fd, size_t max_shard, storer_t *st)
+{
+  gpg_error_t err;
+  ks_archive_t *ar = NULL;
+  uint8_t buf[65536];
+  uint64_t count;
+  ssize_t n;
+
+  if (lseek (fd, 0, SEEK_SET))
+    return gpg_error_from_syserror ();
+  err = ks_archive_new (max_shard, store_one, st, &ar);
+  while (!err)
+    {
+      n = read (fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        err = gpg_error_from_syserror ();
+      if (n <= 0)
+        break;
+      err = ks_archive_feed (ar, buf, n);
+    }
+  if (!err)
+    err = ks_archive_finish (ar, &count);
+  ks_archive_free (ar);
+  return err;
+}
+
+gpg_error_t
+ks_restore_store (const char *dir, const char *file, const char *signer,
+                  size_t max_shard, unsigned long *r_added,
+                  unsigned long *r_skipped)
+{
+  gpg_error_t err;
+  spool_t sp = { NULL, -1, 0 };
+  storer_t st = { NULL, 0, 0 };
+
+  *r_added = *r_skipped = 0;
+  err = ks_store_open (dir, &st.store, NULL);
+  if (!err)
+    err = ks_archive_new (max_shard, NULL, NULL, &sp.check);
+  if (err)
+    goto leave;
+  sp.fd = open_spool (dir);
+  if (sp.fd < 0)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
-  err = gpgme_data_new_from_fd (&in, infd);
+  err = decrypt_to_spool (file, signer, &sp);
   if (!err)
-    err = gpgme_data_new_from_cbs (&out, &cbs, &c);
-  if (err)
-    goto leave;
-  err = gpgme_op_decrypt (ctx, in, out);
-  if (c.err)
-    err = c.err;
-  if (!err && c.state != ST_DONE)
-    err = gpg_error (GPG_ERR_TRUNCATED);
-  *r_added = c.added;
-  *r_skipped = c.skipped;
+    err = store_spool (sp.fd, max_shard, &st);
+  *r_added = st.added;
+  *r_skipped = st.skipped;
 
  leave:
-  gpgme_data_release (in);
-  gpgme_data_release (out);
-  if (infd >= 0)
-    close (infd);
-  gpgme_release (ctx);
-  ks_store_close (c.store);
-  free (c.body);
+  if (sp.fd >= 0)
+    close (sp.fd);
+  ks_archive_free (sp.check);
+  ks_store_close (st.store);
   return err;
 }

@@ -1,0 +1,70 @@
+#!/bin/bash
+# t-server-files.sh - the files the daemons make are made safely: the
+# server's --port-file never writes through a link planted next to it,
+# and keysafe-helper's --socket never removes anything but a stale
+# socket of its own
+# SPDX-License-Identifier: GPL-3.0-or-later
+. "${srcdir:-.}/t-server-lib.sh"
+
+# A symlink at FILE.tmp (the old temp name) and at FILE itself, both
+# pointing at a file that must not change.
+echo "precious" > "$T_WORK/victim"
+ln -s "$T_WORK/victim" "$T_WORK/pf.tmp"
+PF="$T_WORK/pf"
+"$SERVER" --foreground --store "$T_WORK/store" --listen 127.0.0.1:0 \
+          --pow-difficulty 0 --port-file "$PF" 2>>"$T_WORK/server.log" &
+SRV_PID=$!
+T_PIDS="$T_PIDS $SRV_PID"
+t_wait_for "$SRV_PID" test -f "$PF" -a ! -L "$PF"
+eq "victim behind pf.tmp untouched" "$(cat "$T_WORK/victim")" precious
+ok "the port file is a plain file" test -f "$PF" -a ! -L "$PF"
+PORT=$(cat "$PF")
+BASE="http://127.0.0.1:$PORT"
+ok "the port in it is served" srv_alive
+eq "no temp file left" "$(ls "$T_WORK" | grep -c '^pf\.')" 1
+srv_stop
+# A symlink at the port file's own name is replaced, not written through.
+ln -sf "$T_WORK/victim" "$PF"
+"$SERVER" --foreground --store "$T_WORK/store" --listen 127.0.0.1:0 \
+          --pow-difficulty 0 --port-file "$PF" 2>>"$T_WORK/server.log" &
+SRV_PID=$!
+T_PIDS="$T_PIDS $SRV_PID"
+t_wait_for "$SRV_PID" test -f "$PF" -a ! -L "$PF"
+ok "the link at the port file's name was replaced" test -f "$PF" -a ! -L "$PF"
+srv_stop
+eq "victim behind the port file's own name untouched" "$(cat "$T_WORK/victim")" precious
+
+# keysafe-helper --daemon --socket PATH: a regular file, a symlink or a
+# directory at PATH is refused and left as it is; a stale socket (no one
+# listens) is replaced.
+HELPER="$top_builddir/agent-helper/helper/keysafe-helper"
+[ -x "$HELPER" ] || { echo "ERROR: no $HELPER"; exit 99; }
+T_GNUPGHOME=$(mktemp -d /tmp/ksfXXXXXX)
+export GNUPGHOME="$T_GNUPGHOME"
+SOCK="$T_GNUPGHOME/S.test"
+echo "precious" > "$SOCK"
+rc=0
+timeout 20 "$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h1.log" || rc=$?
+ok "helper refuses a regular file at the socket path (rc $rc)" test "$rc" != 0 -a "$rc" != 124
+eq "the file is left" "$(cat "$SOCK")" precious
+ok "and says why" grep -q "not a socket of ours" "$T_WORK/h1.log"
+rm -f "$SOCK"
+ln -s "$T_WORK/victim" "$SOCK"
+rc=0
+timeout 20 "$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h2.log" || rc=$?
+ok "helper refuses a symlink at the socket path (rc $rc)" test "$rc" != 0 -a "$rc" != 124
+ok "the symlink is left" test -L "$SOCK"
+eq "its target is left" "$(cat "$T_WORK/victim")" precious
+rm -f "$SOCK"
+# A stale socket: bound, then its owner gone.
+python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$SOCK"
+ok "stale socket made" test -S "$SOCK"
+"$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h3.log" &
+HP=$!
+T_PIDS="$T_PIDS $HP"
+t_wait_for "$HP" sh -c "printf 'GETINFO version\nBYE\n' | timeout 5 gpg-connect-agent -S '$SOCK' 2>/dev/null | grep -q '^OK'"
+ok "a stale socket of ours is replaced and served" kill -0 "$HP"
+kill "$HP" 2>/dev/null || true
+wait "$HP" 2>/dev/null || true
+
+t_done
