@@ -17,11 +17,20 @@ servers 3
 gpg_home
 QDIR="$GNUPGHOME/keysafe-queue"
 
-"$HOSTILE" "$T_WORK/port.h" 409 2>>"$T_WORK/server-h.log" &
-HPID=$!
-T_PIDS="$T_PIDS $HPID"
-t_wait_for "$HPID" test -s "$T_WORK/port.h" || { echo "ERROR: no hostile"; exit 99; }
-HURL="http://127.0.0.1:$(cat "$T_WORK/port.h")"
+# liar N: start a lying server, its URL in HURL_N (two are told apart:
+# protocol 2 binds names to distinct locations).
+liar ()
+{
+  "$HOSTILE" "$T_WORK/port.h$1" 409 2>>"$T_WORK/server-h.log" &
+  local pid=$!
+  T_PIDS="$T_PIDS $pid"
+  t_wait_for "$pid" test -s "$T_WORK/port.h$1" \
+    || { echo "ERROR: no hostile server"; exit 99; }
+  eval "HURL_$1=http://127.0.0.1:$(cat "$T_WORK/port.h$1")"
+}
+liar 1
+liar 2
+HURL=$HURL_1
 
 qcount () { find "$QDIR" -type f 2>/dev/null | wc -l; }
 
@@ -45,7 +54,7 @@ done
 
 # Two liars of three: not restorable, and it says so.
 fails "backup with two liars fails" ks backup --gpgkeyid "$FPR" \
-   --name liar12 --password-fd 3 --server "$HURL" --server "$HURL" \
+   --name liar12 --password-fd 3 --server "$HURL_1" --server "$HURL_2" \
    --server "$URL_1"
 grep_in "says it failed" "FAILED" "$T_WORK/ks.err"
 eq "nothing queued" "$(qcount)" 0
