@@ -22,14 +22,22 @@ ks_init (void)
   if (!gcry_check_version (KS_NEED_LIBGCRYPT))
     return gpg_error (GPG_ERR_NOT_SUPPORTED);
 
-  /* Secure memory: mlocked, wiped on free.  It grows on demand, because
-   * a restore of a large secret holds several chunks at once.  The
-   * warning about insecure memory is suppressed only while the pool is
-   * set up (an unprivileged mlock limit is common and not fatal).  */
-  gcry_control (GCRYCTL_SUSPEND_SECMEM_WARN);
+  /* Secure memory: one mlocked pool, sized for the worst case (a
+   * 256 KiB secret with its copies, chunks and keys).  It does not grow:
+   * libgcrypt's extra pools (GCRYCTL_AUTO_EXPAND_SECMEM) are not locked,
+   * so growing would put secrets in swappable memory without a word; a
+   * full pool is an allocation error instead.  The lock limit is raised
+   * to what the pool needs when the hard limit allows; where it does not,
+   * libgcrypt warns that it uses insecure memory.  */
+  if (!getrlimit (RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY
+      && rl.rlim_cur < KS_SECMEM_SIZE + 65536)
+    {
+      rl.rlim_cur = KS_SECMEM_SIZE + 65536;
+      if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+        rl.rlim_cur = rl.rlim_max;
+      setrlimit (RLIMIT_MEMLOCK, &rl);
+    }
   gcry_control (GCRYCTL_INIT_SECMEM, KS_SECMEM_SIZE, 0);
-  gcry_control (GCRYCTL_AUTO_EXPAND_SECMEM, KS_SECMEM_SIZE, 0);
-  gcry_control (GCRYCTL_RESUME_SECMEM_WARN);
   gcry_control (GCRYCTL_INITIALIZATION_FINISHED, 0);
   return 0;
 }

@@ -178,6 +178,8 @@ test_queue (void)
   ks_queue_entry_t *q = NULL;
   size_t nq = 0;
   uint8_t data[100];
+  ks_queue_sib_t sib[2] = { { "http://127.0.0.1:2", "" },
+                            { "http://127.0.0.1:3", "" } };
   const char *name =
     "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
   char cmd[64];
@@ -187,8 +189,14 @@ test_queue (void)
   memset (data, 0xab, sizeof data);
   T_OK (ks_queue_list (home, &q, &nq));
   T_CHECK (nq == 0);
-  T_OK (ks_queue_add (home, "http://127.0.0.1:1", name, data, sizeof data));
-  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1) != 0);
+  memset (sib[0].name, 'a', KS_NAME_HEX_LEN);
+  memset (sib[1].name, '0', KS_NAME_HEX_LEN);
+  T_OK (ks_queue_add (home, "http://127.0.0.1:1", name, data, sizeof data,
+                      2, sib, 2));
+  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1, 2, sib, 2)
+           != 0);
+  sib[1].url = "http://a b";    /* a space would break the sib line */
+  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, 2, sib, 2) != 0);
   T_OK (ks_queue_list (home, &q, &nq));
   T_CHECK (nq == 1);
   if (nq == 1)
@@ -196,6 +204,10 @@ test_queue (void)
       T_CHECK (!strcmp (q[0].url, "http://127.0.0.1:1"));
       T_CHECK (!strcmp (q[0].name, name));
       T_CHECK (q[0].len == sizeof data && !memcmp (q[0].data, data, 100));
+      T_CHECK (q[0].k == 2 && q[0].nsib == 2);
+      if (q[0].nsib == 2)
+        T_CHECK (!strcmp (q[0].sib[1].url, "http://127.0.0.1:3")
+                 && !strcmp (q[0].sib[0].name, sib[0].name));
       T_OK (ks_queue_remove (&q[0]));
     }
   ks_queue_list_free (q, nq);

@@ -199,6 +199,8 @@ grep_in "says why" "NOT restorable" "$T_WORK/two1.err"
 grep_in "says first boot is not done" "first boot is not done" \
   "$T_WORK/two1.err"
 grep_in "says the key stays" "stays" "$T_WORK/two1.err"
+grep_in "says why server 3's shards are not kept" "holds at most 1 shard of" \
+  "$T_WORK/two1.err"
 ok "no marker" test ! -e "$GNUPGHOME/$MARKER"
 eq "one secret key" "$(seckeys)" 1
 FPR3=$(first_fpr)
@@ -218,7 +220,8 @@ grep_in "the marker names the key" "^fingerprint $FPR3\$" \
 eq "still one secret key" "$(seckeys)" 1
 eq "the same key" "$(first_fpr)" "$FPR3"
 ok "server 2 got its shards now" test "$(count 2)" -gt "$B2"
-ok "server 3 got its shards now" test "$(count 3)" -gt "$B3"
+# The queue held server 2's shards only (at most k-1 of an object).
+eq "server 3 got nothing" "$(count 3)" "$B3"
 "$GPG" --batch --yes --delete-secret-and-public-key "$FPR3" 2>/dev/null
 ok "restore of the finished backup" \
   ks restore --name "fb two down" --password-fd 3 $SERVERS
@@ -247,5 +250,32 @@ grep_in "says which key" "there are 2 secret keys.*$FIRST" "$T_WORK/ks.err"
 grep_in "the marker names the first key" "^fingerprint $FIRST\$" \
   "$GNUPGHOME/$MARKER"
 eq "no key was created" "$(seckeys)" 2
+
+# --- 5. a server that lies (409 to every PUT, holds nothing), one down -
+# The liar never counts as holding shards: with server 2 down the
+# backup is not restorable, on the first run and on the next.
+fresh_home
+pinentry_setup "$PW"
+"$top_builddir/tests/t-hostile-store" "$T_WORK/port.fbh" 409 \
+  2>>"$T_WORK/server-h.log" &
+LPID=$!
+T_PIDS="$T_PIDS $LPID"
+t_wait_for "$LPID" test -s "$T_WORK/port.fbh" || { echo "ERROR: no liar"; exit 99; }
+SAVED="$SERVERS"
+SERVERS="--server $URL_1 --server $URL_2 --server http://127.0.0.1:$(cat "$T_WORK/port.fbh")"
+srv_stop 2
+fails "a liar and a server down: first boot is not done" fb liar1 \
+  --name "fb liar"
+grep_in "names the liar" "server 3 .*refused" "$T_WORK/liar1.err"
+ok "no marker" test ! -e "$GNUPGHOME/$MARKER"
+fails "the next run with server 2 still down is not done either" fb liar2 \
+  --name "fb liar"
+grep_in "says it is still not restorable" "still not restorable" \
+  "$T_WORK/liar2.err"
+ok "still no marker" test ! -e "$GNUPGHOME/$MARKER"
+srv_start 2
+ok "with server 2 back first boot is done" fb liar3 --name "fb liar"
+ok "the marker is there now" test -f "$GNUPGHOME/$MARKER"
+SERVERS="$SAVED"
 
 t_done

@@ -23,6 +23,7 @@ enum cmd_and_opt_values
     oStdout,
     oName,
     oPasswordFd,
+    oNameFd,
     oPasswordFile,
     oPinentryMode,
     oStatusFd,
@@ -71,6 +72,8 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_i (oPasswordFd, "password-fd",
                   N_("|FD|read the password from descriptor FD")),
     ARGPARSE_s_i (oPasswordFd, "passphrase-fd", "@"),
+    ARGPARSE_s_i (oNameFd, "name-fd",
+                  N_("|FD|read the name of the backup from descriptor FD")),
     ARGPARSE_s_s (oPasswordFile, "passphrase-file",
                   N_("|FILE|read the password from the first line of"
                      " FILE")),
@@ -200,6 +203,7 @@ take_option (gpgrt_argparse_t *pargs, ks_options_t *opt, struct face *face)
     case oStdout: face->use_stdout = 1; break;
     case oName: opt->name = pargs->r.ret_str; break;
     case oPasswordFd: face->password_fd = pargs->r.ret_int; break;
+    case oNameFd: face->name_fd = pargs->r.ret_int; break;
     case oPasswordFile: face->password_file = pargs->r.ret_str; break;
     case oPinentryMode:
       return parse_pinentry_mode (pargs->r.ret_str, &face->pinentry_mode);

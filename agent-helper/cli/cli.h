@@ -24,6 +24,7 @@ struct face
 {
   const ks_options_t *opt;
   int password_fd;              /* --passphrase-fd, -1 none */
+  int name_fd;                  /* --name-fd: the name, kept off argv */
   const char *password_file;    /* --passphrase-file */
   ks_pinentry_mode_t pinentry_mode;
   int status_fd;                /* --status-fd, -1 none */

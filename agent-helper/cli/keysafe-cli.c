@@ -105,6 +105,10 @@ face_get_name (void *arg, const char *prompt, char **r_name)
   struct face *face = arg;
 
   *r_name = NULL;
+  /* The name is half of what opens a backup: read into secure memory,
+   * never seen in the process list.  */
+  if (face->name_fd >= 0)
+    return ks_password_from_fd (face->name_fd, r_name);
   if (face->opt->batch)
     return gpg_error (GPG_ERR_MISSING_VALUE);
   ks_progress_break (&face->progress);
@@ -442,6 +446,7 @@ main (int argc, char **argv)
   memset (&opt, 0, sizeof opt);
   memset (&face, 0, sizeof face);
   face.password_fd = -1;
+  face.name_fd = -1;
   face.status_fd = -1;
   face.opt = &opt;
   rc = ks_cli_parse_args (&argc, &argv, &opt, &face, servers, &cmd);

@@ -37,6 +37,21 @@ ks_render_backup (const ks_ui_t *ui, const ks_backup_result_t *r)
     if (r->outcome[i] == KS_BACKUP_QUEUED)
       ks_ui_infof (ui, _("server %u (%s) failed: %s"), i + 1,
                    r->loc[i].url, r->loc[i].why);
+    else if (r->outcome[i] == KS_BACKUP_REFUSED)
+      ks_ui_errorf (ui, _("server %u (%s) refused the backup: %s"), i + 1,
+                    r->loc[i].url, r->loc[i].why);
+    else if (r->outcome[i] == KS_BACKUP_LOST)
+      ks_ui_errorf (ui, ngettext ("server %u (%s) failed: %s; its shards"
+                                  " are not kept, because the upload queue"
+                                  " holds at most %u shard of a backup",
+                                  "server %u (%s) failed: %s; its shards"
+                                  " are not kept, because the upload queue"
+                                  " holds at most %u shards of a backup",
+                                  r->k - 1),
+                    i + 1, r->loc[i].url, r->loc[i].why, r->k - 1);
+    else if (r->outcome[i] == KS_BACKUP_UNSENT)
+      ks_ui_infof (ui, _("server %u (%s): nothing sent"), i + 1,
+                   r->loc[i].url);
   if (r->nstored == r->n)
     {
       ks_ui_infof (ui, _("backup '%s' stored: %u of %u servers hold their"
@@ -44,7 +59,8 @@ ks_render_backup (const ks_ui_t *ui, const ks_backup_result_t *r)
                    r->name, r->nstored, r->n, r->k);
       return;
     }
-  ks_ui_infof (ui, ngettext ("%zu shard waits in the upload queue %s;"
+  if (r->nqueued)
+    ks_ui_infof (ui, ngettext ("%zu shard waits in the upload queue %s;"
                              " run 'keysafe upload-queued' when the"
                              " servers are back",
                              "%zu shards wait in the upload queue %s;"
@@ -55,10 +71,15 @@ ks_render_backup (const ks_ui_t *ui, const ks_backup_result_t *r)
     ks_ui_infof (ui, _("the backup is restorable now: %u of %u servers"
                        " hold their shards and %u are needed"),
                  r->nstored, r->n, r->k);
-  else
+  else if (r->later)
     ks_ui_errorf (ui, _("the backup is NOT restorable yet: only %u"
                         " of %u servers hold their shards and %u are"
                         " needed"), r->nstored, r->n, r->k);
+  else
+    ks_ui_errorf (ui, _("the backup FAILED and cannot become restorable:"
+                        " %u of %u servers hold their shards, %u are"
+                        " needed; back up again when more servers"
+                        " work"), r->nstored, r->n, r->k);
 }
 
 /* Why nothing was restored.  */

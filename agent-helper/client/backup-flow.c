@@ -2,17 +2,18 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Shard I of every chunk goes to server I of the list (the first N
- * recommended or user-given servers), all in parallel.  A 409 from any
- * server means the name is taken: the user is asked for another name,
- * and everything is derived again (the names depend on it).  Shards a
- * server could not take wait in the upload queue.
+ * recommended or user-given servers).  The names are probed first: a
+ * server that holds one means the name is taken, the user is asked for
+ * another name, and everything is derived again (the names depend on
+ * it).  Sending, the upload queue and what a refusing server leaves
+ * are in backup-upload.c.
  */
 #include <config.h>
 #include <stdio.h>
 #include "flowutil.h"
 #include "estimate.h"
 #include "gpg.h"
-#include "queue.h"
+#include "backup-upload.h"
 #include "strength.h"
 
 /* Names tried before giving up on taken names.  */
@@ -73,54 +74,6 @@ pick_servers (const ks_ui_t *ui, const ks_serverlist_t *list, unsigned int n,
                           " the list has only %u usable ones"), n, n, m);
       return gpg_error (GPG_ERR_TOO_SHORT);
     }
-  return 0;
-}
-
-/* Upload SET to SERVERS.  *R_TAKEN is set when some server has the
- * name already; R_OK[i] tells whether server i took all its shards.  */
-static gpg_error_t
-upload (const ks_options_t *opt, const ks_ui_t *ui, const ks_shardset_t *set,
-        const ks_server_t **servers, int *r_taken, int *r_ok,
-        ks_xfer_t **r_x, size_t *r_nx)
-{
-  gpg_error_t err;
-  ks_transport_cfg_t cfg;
-  ks_xfer_t *x;
-  size_t nx = (size_t)set->nchunks * set->n, idx;
-  unsigned int i;
-
-  *r_taken = 0;
-  *r_x = NULL;
-  *r_nx = 0;
-  x = gcry_calloc (nx, sizeof *x);
-  if (!x)
-    return gpg_error_from_syserror ();
-  for (idx = 0; idx < nx; idx++)
-    {
-      i = idx % set->n;
-      ks_xfer_set (&x[idx], KS_HTTP_PUT, servers[i]->url, set->names[idx],
-                   i, i + 1, idx / set->n);
-      x[idx].body = set->shards[idx];
-      x[idx].bodylen = set->shard_len;
-    }
-  ks_flow_transport_cfg (opt, ui, &cfg);
-  err = ks_transport_run (&cfg, x, nx);
-  if (err)
-    {
-      gcry_free (x);
-      return err;
-    }
-  for (i = 0; i < set->n; i++)
-    r_ok[i] = 1;
-  for (idx = 0; idx < nx; idx++)
-    {
-      if (!x[idx].err && x[idx].status == 409)
-        *r_taken = 1;
-      if (x[idx].err || x[idx].status != 201)
-        r_ok[x[idx].server] = 0;
-    }
-  *r_x = x;
-  *r_nx = nx;
   return 0;
 }
 
@@ -224,53 +177,6 @@ ask_other_name (const ks_options_t *opt, const ks_ui_t *ui,
   return 0;
 }
 
-/* Queue what a server did not take and record every location in R.  */
-static gpg_error_t
-record_result (const ks_options_t *opt, const ks_ui_t *ui,
-               const ks_server_t **servers, const int *ok,
-               const ks_xfer_t *x, size_t nx, ks_backup_result_t *r)
-{
-  gpg_error_t err;
-  unsigned int i;
-  size_t idx;
-
-  r->queued = gcry_calloc (nx ? nx : 1, sizeof *r->queued);
-  if (!r->queued)
-    return gpg_error_from_syserror ();
-  for (i = 0; i < r->n; i++)
-    {
-      r->loc[i].url = gcry_strdup (servers[i]->url);
-      if (!r->loc[i].url)
-        return gpg_error_from_syserror ();
-      r->loc[i].state = ok[i] ? KS_LOC_ANSWERED : KS_LOC_FAILED;
-      r->outcome[i] = ok[i] ? KS_BACKUP_STORED : KS_BACKUP_QUEUED;
-      if (ok[i])
-        r->nstored++;
-    }
-  for (idx = 0; idx < nx; idx++)
-    {
-      if (!x[idx].err && x[idx].status == 201)
-        continue;
-      i = x[idx].server;
-      if (!r->loc[i].why[0])
-        ks_xfer_describe (&x[idx], r->loc[i].why, sizeof r->loc[i].why);
-      err = ks_queue_add (opt->homedir, servers[i]->url,
-                          x[idx].name, x[idx].body, x[idx].bodylen);
-      if (err)
-        {
-          ks_ui_errorf (ui, _("can't queue a shard for %s: %s"),
-                        servers[i]->url, gpg_strerror (err));
-          return err;
-        }
-      memcpy (r->queued[r->nqueued++], x[idx].name, KS_NAME_HEX_LEN + 1);
-    }
-  if (r->nqueued)
-    ks_queue_dir (opt->homedir, &r->queue_dir);
-  r->restorable = r->nstored >= r->k;
-  r->uploaded = 1;
-  return r->restorable ? 0 : gpg_error (GPG_ERR_TRY_LATER);
-}
-
 gpg_error_t
 ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
                 const uint8_t *secret, size_t secretlen,
@@ -281,7 +187,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   ks_serverlist_t *list = NULL;
   const ks_server_t *servers[KS_SHAMIR_MAX_SHARES];
   const char *locs[KS_SHAMIR_MAX_SHARES];
-  int ok[KS_SHAMIR_MAX_SHARES];
+  int down[KS_SHAMIR_MAX_SHARES];
   unsigned int n, k, i, attempt;
   uint8_t *own = NULL;
   size_t ownlen = 0;
@@ -289,8 +195,6 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   char keyidbuf[KS_KEYID_BUFSIZE];
   const char *keyid = NULL;
   ks_shardset_t *set = NULL;
-  ks_xfer_t *x = NULL;
-  size_t nx = 0;
   int taken = 0;
 
   memset (r, 0, sizeof *r);
@@ -347,14 +251,9 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
           goto leave;
         }
       r->nchunks = set->nchunks;
-      ks_ui_infof (ui, _("uploading %u shards of %u objects to %u servers..."),
-                   n, (unsigned int)set->nchunks, n);
-      err = upload (opt, ui, set, servers, &taken, ok, &x, &nx);
+      err = ks_backup_probe (opt, ui, set, servers, &taken, down);
       if (err || !taken)
         break;
-      ks_transport_release (x, nx);
-      gcry_free (x);
-      x = NULL;
       ks_shardset_free (set);
       set = NULL;
       err = ask_other_name (opt, ui, attempt, &r->name);
@@ -362,13 +261,15 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
         goto leave;
     }
   if (!err)
-    err = record_result (opt, ui, servers, ok, x, nx, r);
+    {
+      ks_ui_infof (ui, _("uploading %u shards of %u objects to %u servers..."),
+                   n, (unsigned int)set->nchunks, n);
+      err = ks_backup_send (opt, ui, set, servers, down, r);
+    }
   if (r->uploaded)
     ks_flow_record_backup (opt, ui, r, fpr);
 
  leave:
-  ks_transport_release (x, nx);
-  gcry_free (x);
   ks_shardset_free (set);
   if (pw)
     ks_free_secret (pw, strlen (pw));

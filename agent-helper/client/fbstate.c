@@ -163,7 +163,9 @@ ks_fbstate_names_added (const ks_fbnames_t *before,
 gpg_error_t
 ks_fbstate_servers_holding (const char *homedir,
                             const ks_fbnames_t *pending, unsigned int n,
-                            unsigned int *r_nok, size_t *r_left)
+                            const char (*sent)[KS_NAME_HEX_LEN + 1],
+                            size_t nsent, unsigned int *r_nok,
+                            size_t *r_left)
 {
   gpg_error_t err;
   ks_queue_entry_t *q = NULL;
@@ -186,6 +188,17 @@ ks_fbstate_servers_holding (const char *homedir,
           break;
       if (j == i)
         shorts++;
+    }
+  for (i = 0; i < pending->count; i++)
+    {
+      for (j = 0; j < nq && strcmp (q[j].name, pending->name[i]); j++)
+        ;
+      if (j < nq)
+        continue;
+      for (j = 0; j < nsent && strcmp (sent[j], pending->name[i]); j++)
+        ;
+      if (j == nsent)
+        shorts++;               /* dropped: no server holds it */
     }
   *r_nok = shorts < n ? n - shorts : 0;
   *r_left = left;

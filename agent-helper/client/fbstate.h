@@ -68,13 +68,17 @@ gpg_error_t ks_fbstate_names_added (const ks_fbnames_t *before,
 int ks_fbstate_names_have (const ks_fbnames_t *s, const char *name);
 void ks_fbstate_names_release (ks_fbnames_t *s);
 
-/* How many of the N servers of a backup hold all their shards, when the
- * shards of PENDING still in the queue are the missing ones (a server is
- * short while any of its shards waits).  *R_LEFT gets the number of
- * those shards.  */
+/* How many of the N servers of a backup hold all their shards, when N
+ * counts those that stored or queued their shards and the shards of
+ * PENDING are the missing ones: a server is short while any of its
+ * shards waits, and a pending shard neither queued nor among the NSENT
+ * of SENT (a server holds it) was dropped, so it counts as one short
+ * server.  *R_LEFT gets the number of shards still waiting.  */
 gpg_error_t ks_fbstate_servers_holding (const char *homedir,
                                         const ks_fbnames_t *pending,
-                                        unsigned int n, unsigned int *r_nok,
+                                        unsigned int n,
+                                        const char (*sent)[KS_NAME_HEX_LEN + 1],
+                                        size_t nsent, unsigned int *r_nok,
                                         size_t *r_left);
 
 /* Write the marker: now, FPR, PROFILE, QUEUED shards still waiting.  */

@@ -35,6 +35,7 @@
 #include "agent.h"
 #include "gpg.h"
 #include "fbstate.h"
+#include "queue.h"
 
 
 /* The face the flows see during firstboot: the caller's face, except
@@ -216,7 +217,8 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
   ks_fbpending_t pd;
   struct fb_keys keys;
   unsigned int nok;
-  size_t left;
+  size_t left, nsent = 0;
+  char (*sent)[KS_NAME_HEX_LEN + 1] = NULL;
 
   *r_fresh = 0;
   err = ks_fbstate_read_pending (path, &pd);
@@ -247,11 +249,12 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
   ks_ui_infof (ui, _("an earlier run backed up key %s but stored too few"
                      " shards; sending the shards that wait in the upload"
                      " queue"), pd.fpr);
-  err = ks_flow_upload_queued (opt, ui);
+  err = ks_queue_send (opt, ui, &sent, &nsent);
   if (err && gpg_err_code (err) != GPG_ERR_TRY_LATER)
     goto leave;
-  err = ks_fbstate_servers_holding (opt->homedir, &pd.names, pd.n, &nok,
-                                    &left);
+  err = ks_fbstate_servers_holding (opt->homedir, &pd.names, pd.n,
+                                    (const char (*)[KS_NAME_HEX_LEN + 1])sent,
+                                    nsent, &nok, &left);
   if (err)
     {
       ks_ui_errorf (ui, _("can't read the upload queue: %s"),
@@ -276,6 +279,7 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
     unlink (path);
 
  leave:
+  gcry_free (sent);
   ks_fbstate_names_release (&pd.names);
   return err;
 }
@@ -359,6 +363,18 @@ pick_key (const ks_options_t *opt, const ks_ui_t *ui, char *fpr,
   return err;
 }
 
+/* The servers of R that hold or will hold their shards.  */
+static unsigned int
+reachable (const ks_backup_result_t *r)
+{
+  unsigned int i, m = 0;
+
+  for (i = 0; i < r->n; i++)
+    m += r->outcome[i] == KS_BACKUP_STORED
+         || r->outcome[i] == KS_BACKUP_QUEUED;
+  return m;
+}
+
 /* Back up the key FPR with the face MYUI; write the marker, or the
  * pending file when too few servers took their shards.  The backup's
  * own result lands in R for the caller's face.  */
@@ -388,8 +404,12 @@ back_up (const ks_options_t *opt, const ks_ui_t *ui, const ks_ui_t *myui,
     }
   else if (gpg_err_code (err) == GPG_ERR_TRY_LATER && newq.count)
     {
+      /* Only the servers that stored or queued their shards can hold
+       * them later; a refusing one, or one whose shards the queue could
+       * not keep, never does.  */
       gpg_error_t err2 = ks_fbstate_write_pending (home, fpr, profile->name,
-                                                   r->n, r->k, &newq);
+                                                   reachable (r), r->k,
+                                                   &newq);
       if (err2)
         ks_ui_errorf (ui, _("can't write %s: %s"), pending,
                       gpg_strerror (err2));

@@ -159,8 +159,12 @@ ks_flow_get_name (const ks_options_t *opt, const ks_ui_t *ui,
   *r_name = NULL;
   if (opt->name && *opt->name)
     {
-      *r_name = gcry_strdup (opt->name);
-      return *r_name ? 0 : gpg_error_from_syserror ();
+      /* Secure memory: the name is half of what opens a backup.  */
+      *r_name = gcry_malloc_secure (strlen (opt->name) + 1);
+      if (!*r_name)
+        return gpg_error_from_syserror ();
+      strcpy (*r_name, opt->name);
+      return 0;
     }
   if (!ui->get_name)
     err = gpg_error (GPG_ERR_MISSING_VALUE);

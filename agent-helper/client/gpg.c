@@ -104,6 +104,8 @@ ks_gpg_export_secret (const char *homedir, const char *keyid,
   if (err)
     goto leave;
   err = gpgme_data_new_from_cbs (&out, &cbs, buf);
+  if (!err)
+    err = gpgme_data_set_flag (out, "sensitive", "1");
   if (err)
     goto leave;
   err = gpgme_op_export (ctx, key->fpr,
@@ -160,6 +162,9 @@ ks_gpg_import (const char *homedir, const uint8_t *data, size_t len,
     goto leave;
   /* No copy: GPGME reads the secret where it is.  */
   err = gpgme_data_new_from_mem (&in, (const char *)data, len, 0);
+  /* Key material: GPGME wipes what it copies of it.  */
+  if (!err)
+    err = gpgme_data_set_flag (in, "sensitive", "1");
   if (err)
     goto leave;
   err = gpgme_op_import (ctx, in);

@@ -103,7 +103,14 @@ typedef struct ks_location
 typedef enum ks_backup_outcome
   {
     KS_BACKUP_STORED = 0,       /* the server took all its shards */
-    KS_BACKUP_QUEUED            /* it failed: its shards wait in the queue */
+    KS_BACKUP_QUEUED,           /* it failed: its shards wait in the queue */
+    KS_BACKUP_LOST,             /* it failed, and the queue may not keep
+                                   its shards (it holds at most K-1 of an
+                                   object) */
+    KS_BACKUP_REFUSED,          /* it answers 409 but does not hold the
+                                   shard: it refuses the name */
+    KS_BACKUP_UNSENT            /* not sent: the backup could not be
+                                   restorable, so nothing more went out */
   } ks_backup_outcome_t;
 
 typedef struct ks_backup_result
@@ -114,7 +121,8 @@ typedef struct ks_backup_result
   unsigned int n, k;            /* shares, threshold */
   unsigned int nchunks;         /* objects per share */
   unsigned int nstored;         /* servers that took all their shards */
-  int restorable;               /* NSTORED >= K */
+  int restorable;               /* every object has K shards stored */
+  int later;                    /* ... once the queued shards are sent */
   ks_location_t loc[KS_SHAMIR_MAX_SHARES];   /* server I holds share I+1 */
   ks_backup_outcome_t outcome[KS_SHAMIR_MAX_SHARES];
   size_t nqueued;               /* shards queued */

@@ -1,4 +1,4 @@
-/* queue.c - shards waiting for a server, and `keysafe upload-queued`
+/* queue.c - shards waiting for a server
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <config.h>
@@ -15,6 +15,9 @@
 #include "file.h"
 
 #define QUEUE_MAGIC "keysafe-queue-1 "
+#define QUEUE_MAGIC2 "keysafe-queue-2 "
+#define QUEUE_MAX_LINE 2048
+#define QUEUE_MAX_HEAD (KS_SHAMIR_MAX_SHARES * QUEUE_MAX_LINE)
 #define QUEUE_MAX_FILE (KS_MAX_SECRET + 4096)
 
 gpg_error_t
@@ -38,18 +41,60 @@ ks_queue_dir (const char *homedir, char **r_dir)
   return err;
 }
 
+/* The head of a version 2 entry into a new HEAD.  */
+static gpg_error_t
+make_head (const char *url, unsigned int k, const ks_queue_sib_t *sib,
+           unsigned int nsib, ks_buf_t **r_head)
+{
+  gpg_error_t err;
+  char line[64];
+  unsigned int i;
+
+  err = ks_buf_new (QUEUE_MAX_HEAD, 0, r_head);
+  if (!err)
+    err = ks_buf_append (*r_head, QUEUE_MAGIC2, strlen (QUEUE_MAGIC2));
+  if (!err)
+    err = ks_buf_append (*r_head, url, strlen (url));
+  snprintf (line, sizeof line, "\nk %u\n", k);
+  if (!err)
+    err = ks_buf_append (*r_head, line, strlen (line));
+  for (i = 0; !err && i < nsib; i++)
+    {
+      if (strchr (sib[i].url, '\n') || strchr (sib[i].url, ' ')
+          || !ks_name_is_valid (sib[i].name, strlen (sib[i].name)))
+        err = gpg_error (GPG_ERR_INV_ARG);
+      if (!err)
+        err = ks_buf_append (*r_head, "sib ", 4);
+      if (!err)
+        err = ks_buf_append (*r_head, sib[i].url, strlen (sib[i].url));
+      if (!err)
+        err = ks_buf_append (*r_head, " ", 1);
+      if (!err)
+        err = ks_buf_append (*r_head, sib[i].name, KS_NAME_HEX_LEN);
+      if (!err)
+        err = ks_buf_append (*r_head, "\n", 1);
+    }
+  if (!err)
+    err = ks_buf_append (*r_head, "end\n", 4);
+  return err;
+}
+
 gpg_error_t
 ks_queue_add (const char *homedir, const char *url,
-              const char *name, const uint8_t *data, size_t len)
+              const char *name, const uint8_t *data, size_t len,
+              unsigned int k, const ks_queue_sib_t *sib, unsigned int nsib)
 {
   gpg_error_t err;
   char *dir = NULL, *path = NULL;
-  struct iovec iov[4];
+  ks_buf_t *head = NULL;
+  struct iovec iov[2];
   size_t n;
 
   if (!ks_name_is_valid (name, strlen (name)) || strchr (url, '\n'))
     return gpg_error (GPG_ERR_INV_ARG);
-  err = ks_queue_dir (homedir, &dir);
+  err = make_head (url, k, sib, nsib, &head);
+  if (!err)
+    err = ks_queue_dir (homedir, &dir);
   if (err)
     goto leave;
   if (mkdir (dir, 0700) && errno != EEXIST)
@@ -65,20 +110,67 @@ ks_queue_add (const char *homedir, const char *url,
       goto leave;
     }
   snprintf (path, n, "%s/%s", dir, name);
-  iov[0].iov_base = (void *)QUEUE_MAGIC;
-  iov[0].iov_len = strlen (QUEUE_MAGIC);
-  iov[1].iov_base = (void *)url;
-  iov[1].iov_len = strlen (url);
-  iov[2].iov_base = (void *)"\n";
-  iov[2].iov_len = 1;
-  iov[3].iov_base = (void *)data;
-  iov[3].iov_len = len;
+  iov[0].iov_base = (void *)ks_buf_ptr (head);
+  iov[0].iov_len = ks_buf_left (head);
+  iov[1].iov_base = (void *)data;
+  iov[1].iov_len = len;
   err = ks_file_write_atomic (path, iov, KS_DIM (iov));
 
  leave:
+  ks_buf_free (head);
   gcry_free (dir);
   gcry_free (path);
   return err;
+}
+
+/* The siblings of a version 2 entry from IN into E (after its first
+ * line); IN is left at the shard bytes.  */
+static gpg_error_t
+read_sibs (ks_buf_t *in, ks_queue_entry_t *e)
+{
+  gpg_error_t err;
+  char line[QUEUE_MAX_LINE], *sp;
+  unsigned long k;
+
+  err = ks_buf_get_line (in, line, sizeof line);
+  if (err)
+    return gpg_error (GPG_ERR_INV_DATA);
+  if (strncmp (line, "k ", 2) || !(k = strtoul (line + 2, &sp, 10))
+      || *sp || k > KS_SHAMIR_MAX_SHARES)
+    return gpg_error (GPG_ERR_INV_DATA);
+  e->k = k;
+  e->sib = ks_calloc (KS_SHAMIR_MAX_SHARES, sizeof *e->sib);
+  if (!e->sib)
+    return gpg_error_from_syserror ();
+  while (!(err = ks_buf_get_line (in, line, sizeof line))
+         && strcmp (line, "end"))
+    {
+      sp = strrchr (line, ' ');
+      if (strncmp (line, "sib ", 4) || !sp || sp < line + 5
+          || !ks_name_is_valid (sp + 1, strlen (sp + 1))
+          || e->nsib >= KS_SHAMIR_MAX_SHARES)
+        return gpg_error (GPG_ERR_INV_DATA);
+      *sp = 0;
+      e->sib[e->nsib].url = ks_strdup (line + 4);
+      if (!e->sib[e->nsib].url)
+        return gpg_error_from_syserror ();
+      memcpy (e->sib[e->nsib++].name, sp + 1, KS_NAME_HEX_LEN + 1);
+    }
+  return err ? gpg_error (GPG_ERR_INV_DATA) : 0;
+}
+
+void
+ks_queue_entry_release (ks_queue_entry_t *e)
+{
+  unsigned int i;
+
+  ks_free (e->url);
+  ks_free (e->path);
+  ks_free (e->data);
+  for (i = 0; i < e->nsib; i++)
+    ks_free ((char *)e->sib[i].url);
+  ks_free (e->sib);
+  memset (e, 0, sizeof *e);
 }
 
 gpg_error_t
@@ -88,11 +180,13 @@ ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
   ks_buf_t in;
   char magic[sizeof QUEUE_MAGIC - 1];
   size_t urlsize;
+  int v2;
 
   memset (e, 0, sizeof *e);
   ks_buf_view (&in, bytes, len);
   err = ks_buf_get_bytes (&in, magic, sizeof magic);
-  if (err || memcmp (magic, QUEUE_MAGIC, sizeof magic)
+  v2 = !err && !memcmp (magic, QUEUE_MAGIC2, sizeof magic);
+  if (err || (!v2 && memcmp (magic, QUEUE_MAGIC, sizeof magic))
       || !memchr (ks_buf_ptr (&in), '\n', ks_buf_left (&in)))
     return gpg_error (GPG_ERR_INV_DATA);
   urlsize = ks_buf_left (&in) + 1;
@@ -105,6 +199,8 @@ ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
       err = gpg_error (GPG_ERR_INV_DATA);
       goto leave;
     }
+  if (v2 && (err = read_sibs (&in, e)))
+    goto leave;
   e->len = ks_buf_left (&in);
   e->data = ks_malloc (e->len ? e->len : 1);
   if (!e->data)
@@ -116,11 +212,7 @@ ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
 
  leave:
   if (err)
-    {
-      ks_free (e->url);
-      ks_free (e->data);
-      memset (e, 0, sizeof *e);
-    }
+    ks_queue_entry_release (e);
   return err;
 }
 
@@ -143,9 +235,7 @@ read_entry (const char *path, const char *name, ks_queue_entry_t *e)
   if (!e->path)
     {
       err = gpg_error_from_syserror ();
-      ks_free (e->url);
-      ks_free (e->data);
-      memset (e, 0, sizeof *e);
+      ks_queue_entry_release (e);
       return err;
     }
   memcpy (e->name, name, KS_NAME_HEX_LEN + 1);
@@ -160,11 +250,7 @@ ks_queue_list_free (ks_queue_entry_t *list, size_t count)
   if (!list)
     return;
   for (i = 0; i < count; i++)
-    {
-      ks_free (list[i].path);
-      ks_free (list[i].url);
-      ks_free (list[i].data);
-    }
+    ks_queue_entry_release (&list[i]);
   ks_free (list);
 }
 
@@ -233,125 +319,23 @@ ks_queue_remove (const ks_queue_entry_t *e)
   return 0;
 }
 
-/* keysafe upload-queued: PUT every entry; a 201 or a 409 whose stored
- * bytes equal ours is done (so running it twice is harmless).  */
 gpg_error_t
-ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
+ks_queue_drop (const char *homedir, const char *name)
 {
   gpg_error_t err;
-  ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i, nget = 0, ndone = 0, nleft = 0, ndropped = 0;
-  ks_xfer_t *x = NULL, *g = NULL;
-  ks_transport_cfg_t cfg;
-  char why[256];
+  char *dir = NULL, path[4096];
 
-  err = ks_queue_list (opt->homedir, &q, &nq);
+  if (!ks_name_is_valid (name, strlen (name)))
+    return gpg_error (GPG_ERR_INV_ARG);
+  err = ks_queue_dir (homedir, &dir);
   if (err)
-    {
-      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
-                    gpg_strerror (err));
-      goto leave;
-    }
-  if (!nq)
-    {
-      ks_ui_infof (ui, _("the upload queue is empty"));
-      goto leave;
-    }
-  x = gcry_calloc (nq, sizeof *x);
-  g = gcry_calloc (nq, sizeof *g);
-  if (!x || !g)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  ks_flow_transport_cfg (opt, ui, &cfg);
-  for (i = 0; i < nq; i++)
-    {
-      ks_xfer_set (&x[i], KS_HTTP_PUT, q[i].url, q[i].name, i, 0, 0);
-      x[i].body = q[i].data;
-      x[i].bodylen = q[i].len;
-    }
-  err = ks_transport_run (&cfg, x, nq);
+    return err;
+  if (snprintf (path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+    err = gpg_error (GPG_ERR_TOO_LARGE);
+  gcry_free (dir);
   if (err)
-    goto leave;
-
-  /* A 409: is it our own shard, stored by an earlier run?  */
-  for (i = 0; i < nq; i++)
-    if (!x[i].err && x[i].status == 409)
-      {
-        ks_xfer_set (&g[nget], KS_HTTP_GET, q[i].url, q[i].name, i, 0, 0);
-        g[nget].maxresp = q[i].len + 1;
-        nget++;
-      }
-  if (nget)
-    {
-      err = ks_transport_run (&cfg, g, nget);
-      if (err)
-        goto leave;
-    }
-
-  for (i = 0; i < nq; i++)
-    {
-      int done = 0;
-
-      if (!x[i].err && x[i].status == 201)
-        done = 1;
-      else if (!x[i].err && x[i].status == 409)
-        {
-          size_t k;
-
-          for (k = 0; k < nget; k++)
-            if (g[k].server == i)
-              break;
-          if (k < nget && !g[k].err && g[k].status == 200 && g[k].resp
-              && g[k].resp->len == q[i].len
-              && !memcmp (g[k].resp->data, q[i].data, q[i].len))
-            done = 1;
-          else if (k < nget && !g[k].err && g[k].status == 200)
-            {
-              ks_ui_infof (ui, _("%s holds other data under a queued"
-                                 " name; dropping that shard"), q[i].url);
-              ks_queue_remove (&q[i]);
-              ndropped++;
-              continue;
-            }
-        }
-      if (done)
-        {
-          ks_queue_remove (&q[i]);
-          ndone++;
-        }
-      else
-        {
-          nleft++;
-          ks_ui_infof (ui, _("%s: %s; the shard stays queued"), q[i].url,
-                       ks_xfer_describe (&x[i], why, sizeof why));
-        }
-    }
-  /* Dropped shards are neither sent nor left: they are gone.  */
-  ks_ui_infof (ui, ngettext ("%zu queued shard sent, %zu left",
-                             "%zu queued shards sent, %zu left", ndone),
-               ndone, nleft);
-  if (ndropped)
-    ks_ui_errorf (ui, ngettext ("%zu queued shard dropped: its name holds"
-                                " other data",
-                                "%zu queued shards dropped: their names"
-                                " hold other data", ndropped), ndropped);
-  if (nleft)
-    {
-      ks_ui_errorf (ui, ngettext ("%zu shard could not be sent; run"
-                                  " 'keysafe upload-queued' again later",
-                                  "%zu shards could not be sent; run"
-                                  " 'keysafe upload-queued' again later",
-                                  nleft), nleft);
-      err = gpg_error (GPG_ERR_TRY_LATER);
-    }
-
- leave:
-  ks_transport_release (x, nq);
-  ks_transport_release (g, nget);
-  gcry_free (x);
-  gcry_free (g);
-  ks_queue_list_free (q, nq);
-  return err;
+    return err;
+  if (unlink (path) && errno != ENOENT)
+    return gpg_error_from_syserror ();
+  return 0;
 }

@@ -5,7 +5,7 @@
  * "[KEYSAFE:] " on --status-fd, keysafe-helper sends them as Assuan
  * status lines.  A program reads them, so they are words and numbers,
  * not sentences (gpg's doc/DETAILS habit); doc/keysafe.1 lists them:
- *   BACKUP_SERVER <i> stored|queued <url> [<reason>]
+ *   BACKUP_SERVER <i> stored|queued|lost|refused|unsent <url> [<reason>]
  *   BACKUP_RESULT <profile> <stored> <n> <k> <queued> restorable|not-restorable
  *   LOCATION <i> answered|failed|not-asked|present|missing|unreachable <url> [<reason>]
  *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects> <bytes>
@@ -56,6 +56,20 @@ restorable_word (int restorable)
   return restorable ? "restorable" : "not-restorable";
 }
 
+static const char *
+backup_word (ks_backup_outcome_t o)
+{
+  switch (o)
+    {
+    case KS_BACKUP_STORED: return "stored";
+    case KS_BACKUP_QUEUED: return "queued";
+    case KS_BACKUP_LOST: return "lost";
+    case KS_BACKUP_REFUSED: return "refused";
+    case KS_BACKUP_UNSENT: return "unsent";
+    }
+  return "unknown";
+}
+
 void
 ks_status_backup (const ks_backup_result_t *r, ks_status_cb_t cb, void *arg)
 {
@@ -69,8 +83,8 @@ ks_status_backup (const ks_backup_result_t *r, ks_status_cb_t cb, void *arg)
         emit (cb, arg, "BACKUP_SERVER", "%u stored %s", i + 1,
               r->loc[i].url);
       else
-        emit (cb, arg, "BACKUP_SERVER", "%u queued %s %s", i + 1,
-              r->loc[i].url, r->loc[i].why);
+        emit (cb, arg, "BACKUP_SERVER", "%u %s %s %s", i + 1,
+              backup_word (r->outcome[i]), r->loc[i].url, r->loc[i].why);
     }
   emit (cb, arg, "BACKUP_RESULT", "%s %u %u %u %zu %s",
         r->profile, r->nstored, r->n, r->k, r->nqueued,

@@ -186,6 +186,7 @@ do_backup (assuan_context_t ctx, char *line)
       err = assuan_inquire (ctx, "SECRET", &secret, &secretlen,
                             KS_MAX_SECRET);
       assuan_end_confidential (ctx);
+      err = ks_helper_iomon_check (s, err);
       if (gpg_err_code (err) == GPG_ERR_ASS_TOO_MUCH_DATA)
         {
           err = assuan_set_error (ctx, gpg_error (GPG_ERR_TOO_LARGE),
@@ -470,5 +471,6 @@ ks_helper_register (assuan_context_t ctx, ks_session_t *session)
                          " at your service");
   session->ctx = ctx;
   assuan_set_pointer (ctx, session);
+  ks_helper_iomon_install (session);
   return 0;
 }

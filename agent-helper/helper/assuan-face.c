@@ -155,6 +155,7 @@ inquire_text (ks_session_t *s, const char *keyword, size_t maxlen,
   assuan_begin_confidential (s->ctx);
   err = assuan_inquire (s->ctx, keyword, &buf, &len, maxlen);
   assuan_end_confidential (s->ctx);
+  err = ks_helper_iomon_check (s, err);
   if (gpg_err_code (err) == GPG_ERR_ASS_TOO_MUCH_DATA)
     {
       /* libassuan has read and dropped the rest, up to the END.  */

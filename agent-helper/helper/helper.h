@@ -56,7 +56,14 @@ typedef struct ks_session
   /* The daemon's listening socket, watched during long work so that a
    * second client is refused at once; -1 in pipe mode.  */
   int listen_fd;
+  int bad_escape;               /* the io monitor dropped a D line */
 } ks_session_t;
+
+/* Watch the D lines of S's context (iomon.c).  */
+void ks_helper_iomon_install (ks_session_t *s);
+/* ERR after an inquiry when the monitor dropped a line of it, else
+ * ERR.  */
+gpg_error_t ks_helper_iomon_check (ks_session_t *s, gpg_error_t err);
 
 /* Register every command of the table and the option handler with CTX
  * and bind SESSION to it.  */

@@ -22,7 +22,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (!e.url || strchr (e.url, '\n')
       || e.len > size || memcmp (e.data, data + size - e.len, e.len))
     abort ();
-  ks_free (e.url);
-  ks_free (e.data);
+  ks_queue_entry_release (&e);
   return 0;
 }

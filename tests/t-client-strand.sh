@@ -1,0 +1,112 @@
+#!/bin/bash
+# t-client-strand.sh - backups that never strand
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# A server that answers 409 to every PUT and holds nothing: the backup
+# ends on the others, restorable, and says which server refused.  Two
+# of three servers down: the upload queue keeps at most k-1 shards of
+# an object (one server's), and the backup says it is not restorable.
+# A backup killed (SIGKILL) at many moments: `upload-queued` finishes
+# it and it restores, or nothing of it reached a server.
+
+. "${srcdir:-.}/t-client-lib.sh"
+HOSTILE="$top_builddir/tests/t-hostile-store"
+[ -x "$HOSTILE" ] || { echo "ERROR: no $HOSTILE"; exit 99; }
+
+servers 3
+gpg_home
+QDIR="$GNUPGHOME/keysafe-queue"
+
+# liar N: start a lying server, its URL in HURL_N (two are told apart:
+# protocol 2 binds names to distinct locations).
+liar ()
+{
+  "$HOSTILE" "$T_WORK/port.h$1" 409 2>>"$T_WORK/server-h.log" &
+  local pid=$!
+  T_PIDS="$T_PIDS $pid"
+  t_wait_for "$pid" test -s "$T_WORK/port.h$1" \
+    || { echo "ERROR: no hostile server"; exit 99; }
+  eval "HURL_$1=http://127.0.0.1:$(cat "$T_WORK/port.h$1")"
+}
+liar 1
+liar 2
+HURL=$HURL_1
+
+qcount () { find "$QDIR" -type f 2>/dev/null | wc -l; }
+
+# 1. The lying server last and first in the list.
+for pos in 3 1; do
+  if [ $pos = 3 ]; then
+    LIST="--server $URL_1 --server $URL_2 --server $HURL"
+  else
+    LIST="--server $HURL --server $URL_1 --server $URL_2"
+  fi
+  ok "backup with a server answering 409 at $pos" ks backup \
+     --gpgkeyid "$FPR" --name "liar$pos" --password-fd 3 $LIST
+  grep_in "names the refusing server" "server $pos .*refused" \
+     "$T_WORK/ks.err"
+  grep_in "says it is restorable" "restorable now" "$T_WORK/ks.err"
+  eq "nothing stays queued for the liar" "$(qcount)" 0
+  ok "it restores" ks restore --stdout --name "liar$pos" --password-fd 3 \
+     $LIST
+  eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+done
+
+# Two liars of three: not restorable, and it says so.
+fails "backup with two liars fails" ks backup --gpgkeyid "$FPR" \
+   --name liar12 --password-fd 3 --server "$HURL_1" --server "$HURL_2" \
+   --server "$URL_1"
+grep_in "says it failed" "FAILED" "$T_WORK/ks.err"
+eq "nothing queued" "$(qcount)" 0
+
+# 2. Two of three servers down: at most k-1 = 1 shard of an object.
+srv_stop 2
+srv_stop 3
+fails "backup with two servers down fails" ks backup --gpgkeyid "$FPR" \
+   --name twodown --password-fd 3 $SERVERS
+grep_in "says it is not restorable" "NOT restorable" "$T_WORK/ks.err"
+grep_in "says why shards are not kept" "holds at most 1 shard of" \
+   "$T_WORK/ks.err"
+QURLS=$(for f in "$QDIR"/*; do head -n 1 "$f"; done | sort -u | wc -l)
+eq "the queue holds one server's shards only" "$QURLS" 1
+NQ=$(qcount)
+ok "the queue holds some" test "$NQ" -ge 1
+srv_start 2
+srv_start 3
+ok "upload-queued" ks upload-queued $SERVERS
+eq "the queue is empty" "$(qcount)" 0
+ok "the backup restores now" ks restore --stdout --name twodown \
+   --password-fd 3 $SERVERS
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+
+# 3. SIGKILL at many moments of a backup.
+stored () { cat "$T_WORK"/store[123]/*/*/* 2>/dev/null | wc -c; }
+# The moments: fractions of one whole backup's wall time here.
+t0=$(date +%s%N)
+ok "a backup to time" ks backup --gpgkeyid "$FPR" --name timed \
+   --password-fd 3 $SERVERS
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+for f in 2 4 6 7 8 9 10 11 12 13 14 15 16 18; do
+  d=$(printf '%d.%03d' $((ms * f / 16 / 1000)) $((ms * f / 16 % 1000)))
+  before=$(stored)
+  "$KEYSAFE" --batch --profile test --timeout 20 --connect-timeout 10 \
+    backup --gpgkeyid "$FPR" --name "kill $d" --password-fd 3 $SERVERS \
+    3<<<"$PW" >/dev/null 2>"$T_WORK/kill.err" &
+  kpid=$!
+  sleep "$d"
+  kill -KILL "$kpid" 2>/dev/null && how=killed || how=finished
+  wait "$kpid" 2>/dev/null || true
+  ks upload-queued $SERVERS || true
+  eq "killed at $d s ($how): the queue is empty after upload-queued" \
+     "$(qcount)" 0
+  if [ "$(stored)" = "$before" ]; then
+    ok "killed at $d s: nothing reached a server" true
+    fails "killed at $d s: so nothing restores" ks restore --stdout \
+      --name "kill $d" --password-fd 3 $SERVERS
+  else
+    ok "killed at $d s ($how): upload-queued finished a backup that restores" \
+       ks restore --stdout --name "kill $d" --password-fd 3 $SERVERS
+  fi
+done
+
+t_done
