@@ -41,7 +41,7 @@ add_get (ks_fetch_t *f, ks_xfer_t *x, size_t *nx, unsigned int s,
   char name[KS_NAME_HEX_LEN + 1];
   gpg_error_t err;
 
-  err = ks_recover_shard_name (f->rec, f->list->server[s].url, share, chunk,
+  err = ks_recover_shard_name (f->rec, f->list->server[s].id, share, chunk,
                                name);
   if (err)
     return err;
