@@ -1,11 +1,11 @@
 /* fetch.c - getting the shards of one backup from the servers
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * On backup shard I went to server I.  So restore asks server I for
- * share I first, all servers in parallel; only when that leaves fewer
- * than K shards are the other servers asked for the missing shares (a
- * server list that changed order, or shards moved by an operator).  A
- * server that did not answer is not asked again: it would cost its
+ * On backup shard I went to server I.  So the first round asks server
+ * I for share I, all servers in parallel; a restore then asks every
+ * location for every other share index (a server list that changed
+ * order), and all of them for the later chunks, before K is derived.
+ * A server that did not answer is not asked again: it would cost its
  * timeout twice.
  */
 #include <config.h>
@@ -191,12 +191,13 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
   x = gcry_calloc ((size_t)f->maxshare * nsrv + 1, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
-  /* Every missing share from every server that was not asked for it
-   * and did not fail already.  */
+  /* Every share index from every location that was not asked for it
+   * and did not fail already (protocol.md section 9, step 2): the
+   * names are bound to the location, so this tells none of them a name
+   * another one serves, and a junk shard of one index cannot hide the
+   * honest one.  */
   for (i = 1; i <= f->maxshare && !err; i++)
     {
-      if (f->share_server[i] >= 0)
-        continue;
       for (s = 0; s < nsrv && !err; s++)
         {
           if ((s == i - 1 && s < f->nfirst) || f->state[s] == KS_LOC_FAILED)
