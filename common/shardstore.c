@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -31,15 +32,55 @@ ks_shardstore_relpath (const char *name, char *out)
   out[6 + KS_NAME_HEX_LEN] = 0;
 }
 
+int
+ks_shardstore_name_is_valid (const char *name)
+{
+  return name && ks_name_is_valid (name, strnlen (name, KS_NAME_HEX_LEN + 1));
+}
+
+int
+ks_shardstore_pair_is_valid (const char *s)
+{
+  return strnlen (s, 3) == 2 && ks_hex_is_lower (s, 2);
+}
+
+int
+ks_shardstore_openat_quiet (int dirfd, const char *path, int flags)
+{
+  int fd = openat (dirfd, path, flags | O_NOATIME);
+
+  if (fd < 0 && errno == EPERM)
+    fd = openat (dirfd, path, flags);
+  return fd;
+}
+
 gpg_error_t
-ks_shardstore_free_bytes (int rootfd, uint64_t *r_free)
+ks_shardstore_free_space (int rootfd, uint64_t *r_bytes, uint64_t *r_files)
 {
   struct statvfs sv;
 
-  *r_free = 0;
+  *r_bytes = *r_files = 0;
   if (fstatvfs (rootfd, &sv))
     return gpg_error_from_syserror ();
-  *r_free = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+  *r_bytes = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+  /* A filesystem without a fixed inode table (btrfs) reports none.  */
+  *r_files = sv.f_files ? (uint64_t)sv.f_favail : UINT64_MAX;
+  return 0;
+}
+
+gpg_error_t
+ks_shardstore_room (int rootfd, uint64_t len, uint64_t reserve,
+                    uint64_t reserve_files)
+{
+  gpg_error_t err;
+  uint64_t bytes, files;
+
+  err = ks_shardstore_free_space (rootfd, &bytes, &files);
+  if (err)
+    return err;
+  if (bytes < reserve || bytes - reserve < len
+      || files < reserve_files || files - reserve_files < 3)
+    return gpg_error (GPG_ERR_ENOSPC);
   return 0;
 }
 
@@ -105,18 +146,23 @@ gpg_error_t
 ks_shardstore_put (int rootfd, const char *name, const void *data,
                    size_t len, uint64_t reserve)
 {
+  return ks_shardstore_put_reserved (rootfd, name, data, len, reserve, 0);
+}
+
+gpg_error_t
+ks_shardstore_put_reserved (int rootfd, const char *name, const void *data,
+                            size_t len, uint64_t reserve,
+                            uint64_t reserve_files)
+{
   gpg_error_t err;
   char top[3], dirrel[6], tmprel[32];
-  uint64_t avail;
   int dirfd = -1, fd = -1, have_tmp = 0;
 
-  if (!name || !ks_name_is_valid (name, strlen (name)))
+  if (!ks_shardstore_name_is_valid (name))
     return gpg_error (GPG_ERR_INV_NAME);
-  err = ks_shardstore_free_bytes (rootfd, &avail);
+  err = ks_shardstore_room (rootfd, len, reserve, reserve_files);
   if (err)
     return err;
-  if (avail < reserve || avail - reserve < len)
-    return gpg_error (GPG_ERR_ENOSPC);
 
   ks_shardstore_subdir (name, dirrel);
   top[0] = name[0];
@@ -184,53 +230,78 @@ ks_shardstore_put (int rootfd, const char *name, const void *data,
 }
 
 gpg_error_t
-ks_shardstore_get (int rootfd, const char *name, size_t max,
-                   ks_buf_t **r_buf)
+ks_shardstore_open (int rootfd, const char *name, int *r_fd,
+                    uint64_t *r_size)
 {
-  gpg_error_t err;
   char rel[KS_SHARDSTORE_RELPATH_SIZE];
-  ks_buf_t *buf = NULL;
   struct stat st;
-  uint8_t *p = NULL;
-  size_t got = 0;
   int fd;
 
-  *r_buf = NULL;
-  if (!name || !ks_name_is_valid (name, strlen (name)))
+  *r_fd = -1;
+  *r_size = 0;
+  if (!ks_shardstore_name_is_valid (name))
     return gpg_error (GPG_ERR_INV_NAME);
   ks_shardstore_relpath (name, rel);
-  fd = openat (rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  fd = ks_shardstore_openat_quiet (rootfd, rel,
+                                   O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
       if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
         return gpg_error (GPG_ERR_ENOENT);
       return gpg_error_from_syserror ();
     }
-  if (fstat (fd, &st))
+  if (fstat (fd, &st) || !S_ISREG (st.st_mode))
     {
-      err = gpg_error_from_syserror ();
-      goto leave;
+      close (fd);
+      return gpg_error (GPG_ERR_ENOENT);
     }
-  if (!S_ISREG (st.st_mode))
-    {
-      err = gpg_error (GPG_ERR_ENOENT);
-      goto leave;
-    }
-  if ((uint64_t)st.st_size > max)
+  *r_fd = fd;
+  *r_size = st.st_size;
+  return 0;
+}
+
+int
+ks_shardstore_has (int rootfd, const char *name)
+{
+  char rel[KS_SHARDSTORE_RELPATH_SIZE];
+  struct stat st;
+
+  if (!ks_shardstore_name_is_valid (name))
+    return 0;
+  ks_shardstore_relpath (name, rel);
+  return !fstatat (rootfd, rel, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+gpg_error_t
+ks_shardstore_get (int rootfd, const char *name, size_t max,
+                   ks_buf_t **r_buf)
+{
+  gpg_error_t err;
+  ks_buf_t *buf = NULL;
+  uint64_t size;
+  uint8_t *p = NULL;
+  size_t got = 0;
+  int fd;
+
+  *r_buf = NULL;
+  err = ks_shardstore_open (rootfd, name, &fd, &size);
+  if (err)
+    return err;
+  if (size > max)
     {
       err = gpg_error (GPG_ERR_TOO_LARGE);
       goto leave;
     }
   err = ks_buf_new (max, 0, &buf);
-  if (!err && st.st_size)
-    err = ks_buf_reserve (buf, st.st_size, &p);
+  if (!err && size)
+    err = ks_buf_reserve (buf, size, &p);
   if (err)
     goto leave;
   /* Read exactly the size stat gave: a shard never changes once it has
    * its name, so anything else is an error, not a race to follow.  */
-  while (got < (size_t)st.st_size)
+  while (got < size)
     {
-      ssize_t n = read (fd, p + got, st.st_size - got);
+      ssize_t n = read (fd, p + got, size - got);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -252,5 +323,114 @@ ks_shardstore_get (int rootfd, const char *name, size_t max,
  leave:
   close (fd);
   ks_buf_free (buf);
+  return err;
+}
+
+/* Open the directory REL below ROOTFD for readdir, not following a
+ * symbolic link there.  */
+static gpg_error_t
+open_dir (int rootfd, const char *rel, DIR **r_dir)
+{
+  gpg_error_t err;
+  int fd;
+
+  *r_dir = NULL;
+  fd = ks_shardstore_openat_quiet (rootfd, rel, O_RDONLY | O_DIRECTORY
+                                   | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return gpg_error_from_syserror ();
+  *r_dir = fdopendir (fd);
+  if (*r_dir)
+    return 0;
+  err = gpg_error_from_syserror ();
+  close (fd);
+  return err;
+}
+
+/* Remove temp files in the directory REL (relative to ROOTFD).  */
+static gpg_error_t
+remove_temps (int rootfd, const char *rel, unsigned long *count)
+{
+  gpg_error_t err;
+  DIR *dir;
+  struct dirent *de;
+  int fd, removed = 0;
+
+  err = open_dir (rootfd, rel, &dir);
+  if (err)
+    return err;
+  fd = dirfd (dir);
+  while ((de = readdir (dir)))
+    {
+      if (strncmp (de->d_name, KS_SHARDSTORE_TMP_PREFIX,
+                   strlen (KS_SHARDSTORE_TMP_PREFIX)))
+        continue;
+      if (unlinkat (fd, de->d_name, 0) && errno != ENOENT)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      removed = 1;
+      (*count)++;
+    }
+  if (removed)
+    {
+      futimens (fd, epoch_times);
+      if (fsync (fd))
+        err = gpg_error_from_syserror ();
+    }
+
+ leave:
+  closedir (dir);
+  return err;
+}
+
+/* Sweep the ab/cd directories below the top-level directory TOP.  */
+static gpg_error_t
+sweep_top (int rootfd, const char *top, unsigned long *count)
+{
+  gpg_error_t err = 0;
+  DIR *mid;
+  struct dirent *de;
+  char rel[6];
+
+  /* A level that cannot be opened is for the store check to report.  */
+  if (open_dir (rootfd, top, &mid))
+    return 0;
+  while ((de = readdir (mid)))
+    {
+      if (!ks_shardstore_pair_is_valid (de->d_name))
+        continue;
+      rel[0] = top[0]; rel[1] = top[1]; rel[2] = '/';
+      rel[3] = de->d_name[0]; rel[4] = de->d_name[1]; rel[5] = 0;
+      err = remove_temps (rootfd, rel, count);
+      if (err && gpg_err_code (err) != GPG_ERR_ENOTDIR
+          && gpg_err_code (err) != GPG_ERR_ELOOP)
+        break;
+      err = 0;
+    }
+  closedir (mid);
+  return err;
+}
+
+gpg_error_t
+ks_shardstore_sweep (int rootfd, unsigned long *r_removed)
+{
+  gpg_error_t err;
+  DIR *top;
+  struct dirent *de;
+  unsigned long removed = 0;
+
+  if (r_removed)
+    *r_removed = 0;
+  err = open_dir (rootfd, ".", &top);
+  if (err)
+    return err;
+  while (!err && (de = readdir (top)))
+    if (ks_shardstore_pair_is_valid (de->d_name))
+      err = sweep_top (rootfd, de->d_name, &removed);
+  closedir (top);
+  if (r_removed)
+    *r_removed = removed;
   return err;
 }

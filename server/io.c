@@ -8,16 +8,6 @@
 #include <unistd.h>
 #include "io.h"
 
-int
-ks_io_openat_quiet (int dirfd, const char *path, int flags)
-{
-  int fd = openat (dirfd, path, flags | O_NOATIME);
-
-  if (fd < 0 && errno == EPERM)
-    fd = openat (dirfd, path, flags);
-  return fd;
-}
-
 gpg_error_t
 ks_io_read_all (int fd, uint64_t size, char **r_data)
 {

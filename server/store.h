@@ -1,25 +1,18 @@
 /* store.h - the shard store: flat files in a hashed directory tree
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A shard NAME (64 lowercase hex) lives in STORE/ab/cd/NAME, where ab and
- * cd are the first two pairs of its characters.  A write goes to a temp
- * file "tmp.XXXXXX" in the same directory (a name that can never be a
- * shard name), is written whole and fsync'd, then linked to its final
- * name with link(2), which fails if the name exists: the first writer
- * wins and a stored shard is never replaced.  The temp name is unlinked
- * and the directory fsync'd before success is reported, so a crash at any
- * instant leaves either the whole shard or nothing (plus a temp file that
- * the next start removes).  The times of every shard and of its
- * directories are reset to the epoch, so the store tells no one when a
- * shard arrived.
+ * keysafe-server's handle on a store directory.  The layout (STORE/ab/cd/
+ * NAME, temp file, fsync, link without replacing, directory fsync, epoch
+ * times) is common/shardstore.h's, the same a client's directory
+ * location follows.  The server adds the sweep of temp files at start
+ * and a reserve of inodes.
  */
 #ifndef KS_SERVER_STORE_H
 #define KS_SERVER_STORE_H
 
 #include <stdint.h>
 #include "keysafe.h"
-
-#define KS_STORE_TMP_PREFIX "tmp."
+#include "shardstore.h"
 
 typedef struct ks_store ks_store_t;
 
@@ -29,11 +22,6 @@ typedef struct ks_store ks_store_t;
 gpg_error_t ks_store_open (const char *dir, ks_store_t **r_store,
                            unsigned long *r_removed);
 void ks_store_close (ks_store_t *store);
-
-/* True if NAME is exactly 64 lowercase hex characters.  */
-int ks_store_name_is_valid (const char *name);
-/* True if S is exactly two lowercase hex characters (a directory level).  */
-int ks_store_pair_is_valid (const char *s);
 
 /* Store DATA under NAME.  GPG_ERR_EEXIST when the name is taken (the
  * stored shard is untouched), GPG_ERR_ENOSPC when the write would leave

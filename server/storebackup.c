@@ -14,7 +14,6 @@
 #include "storebackup.h"
 #include "archive.h"
 #include "store.h"
-#include "io.h"
 
 #define NAME_RAW_LEN KS_ARCHIVE_NAME_LEN
 
@@ -286,7 +285,7 @@ open_spool (const char *dir)
   fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
     return fd;
-  if (snprintf (tmpl, sizeof tmpl, "%s/%sXXXXXX", dir, KS_STORE_TMP_PREFIX)
+  if (snprintf (tmpl, sizeof tmpl, "%s/%sXXXXXX", dir, KS_SHARDSTORE_TMP_PREFIX)
       >= (int)sizeof tmpl)
     {
       errno = ENAMETOOLONG;

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include "store.h"
-#include "io.h"
 
 static int
 is_dot (const char *s)
@@ -59,7 +58,7 @@ walk_leaf (walk_state_t *ws, int fd, const char *a, const char *b)
 
       if (is_dot (n))
         continue;
-      if (!strncmp (n, KS_STORE_TMP_PREFIX, strlen (KS_STORE_TMP_PREFIX)))
+      if (!strncmp (n, KS_SHARDSTORE_TMP_PREFIX, strlen (KS_SHARDSTORE_TMP_PREFIX)))
         {
           if (ws->report)
             {
@@ -70,14 +69,14 @@ walk_leaf (walk_state_t *ws, int fd, const char *a, const char *b)
             }
           continue;
         }
-      if (!ks_store_name_is_valid (n) || n[0] != a[0] || n[1] != a[1]
+      if (!ks_shardstore_name_is_valid (n) || n[0] != a[0] || n[1] != a[1]
           || n[2] != b[0] || n[3] != b[1])
         {
           if (ws->report)
             note (ws, _("wrong name or place"), a, b, n);
           continue;
         }
-      sfd = ks_io_openat_quiet (dirfd (dir), n,
+      sfd = ks_shardstore_openat_quiet (dirfd (dir), n,
                                 O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
       if (sfd < 0 || fstat (sfd, &st) || !S_ISREG (st.st_mode))
         {
@@ -134,8 +133,8 @@ walk_level (walk_state_t *ws, int fd, const char *a)
       if (is_dot (de->d_name))
         continue;
       sub = -1;
-      if (ks_store_pair_is_valid (de->d_name))
-        sub = ks_io_openat_quiet (dirfd (dir), de->d_name,
+      if (ks_shardstore_pair_is_valid (de->d_name))
+        sub = ks_shardstore_openat_quiet (dirfd (dir), de->d_name,
                                   O_RDONLY | O_DIRECTORY | O_CLOEXEC
                                   | O_NOFOLLOW);
       if (sub < 0)
@@ -155,7 +154,7 @@ walk_level (walk_state_t *ws, int fd, const char *a)
 static gpg_error_t
 walk_top (walk_state_t *ws, const char *dirname)
 {
-  int fd = ks_io_openat_quiet (AT_FDCWD, dirname,
+  int fd = ks_shardstore_openat_quiet (AT_FDCWD, dirname,
                                O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
   if (fd < 0)

@@ -28,6 +28,8 @@ ok "backup --gpgkeyid" ks backup --gpgkeyid "$FPR" --name "my key" \
 grep_in "backup tells it is stored" "3 of 3 servers" "$T_WORK/ks.err"
 grep_in "strength and cost are told" "password strength: about 2^" \
   "$T_WORK/ks.err"
+grep_in "the backup's time is told before it starts" \
+  "on this machine this backup takes about" "$T_WORK/ks.err"
 for i in 1 2 3; do
   eq "server $i holds the shards of 2 objects" "$(shard_files $i | wc -l)" 2
 done
@@ -45,6 +47,8 @@ ok "restore imports the key" ks restore --name "my key" --password-fd 3 \
    $SERVERS
 grep_in "restore prints the fingerprint" "imported secret key $FPR" \
   "$T_WORK/ks.err"
+grep_in "the restore's time is told before it starts" \
+  "on this machine a restore with profile 'test' takes about" "$T_WORK/ks.err"
 got=$("$GPG" --batch --with-colons --list-secret-keys \
       | awk -F: '/^fpr:/ { print $10; exit }')
 eq "same fingerprint after restore" "$got" "$FPR"

@@ -13,6 +13,8 @@
 #include "strength.h"
 #include "progress.h"
 #include "queue.h"
+#include "estimate.h"
+#include <math.h>
 
 static void
 test_serverlist (void)
@@ -231,6 +233,42 @@ test_queue (void)
     fprintf (stderr, "could not remove %s\n", home);
 }
 
+/* The cost model: names run all cores at a time, the puzzle's average is
+ * half its worst; a measurement gives positive, ordered figures.  */
+static void
+test_estimate (void)
+{
+  const ks_profile_t *p = ks_profile_find ("default");
+  ks_estimate_t e, one;
+  double inst, guess;
+
+  T_CHECK (p != NULL);
+  if (!p)
+    return;
+  /* 1 us per KiB and pass, no fault cost, 2 cores, 2 puzzle threads.  */
+  ks_estimate_from_model (p, 2, 2, 0, 1e-6, &e);
+  inst = p->name_cost.m_cost * (double)p->name_cost.t_cost * 1e-6;
+  guess = p->puzzle_cost.m_cost * (double)p->puzzle_cost.t_cost * 1e-6;
+  T_CHECK (fabs (e.name_s - inst * ((p->name_instances + 1) / 2)) < 1e-6);
+  T_CHECK (fabs (e.guess_s - guess) < 1e-9);
+  T_CHECK (fabs (e.puzzle_max_s - guess * (1u << p->puzzle_bits) / 2) < 1e-6);
+  T_CHECK (fabs (e.puzzle_avg_s * 2 - e.puzzle_max_s) < 1e-9);
+  T_CHECK (fabs (e.backup_s - (e.name_s + e.key_s + e.guess_s)) < 1e-9);
+  T_CHECK (e.restore_avg_s < e.restore_max_s);
+  /* One core: the name instances one after the other, the puzzle on one
+   * thread whatever was asked.  */
+  ks_estimate_from_model (p, 8, 1, 0, 1e-6, &one);
+  T_CHECK (fabs (one.name_s - inst * p->name_instances) < 1e-6);
+  T_CHECK (fabs (one.puzzle_max_s - 2 * e.puzzle_max_s) < 1e-6);
+  /* Fresh memory costs once per instance, not per pass.  */
+  ks_estimate_from_model (p, 2, 2, 1e-6, 0, &one);
+  T_CHECK (fabs (one.key_s - p->key_cost.m_cost * 1e-6) < 1e-9);
+  /* Measured here: positive and ordered.  */
+  T_OK (ks_estimate_profile (p, 0, &e));
+  T_CHECK (e.guess_s > 0 && e.key_s > 0 && e.name_s > 0);
+  T_CHECK (e.backup_s < e.restore_avg_s && e.restore_avg_s < e.restore_max_s);
+}
+
 int
 main (void)
 {
@@ -242,5 +280,6 @@ main (void)
   test_strength ();
   test_progress ();
   test_queue ();
+  test_estimate ();
   return t_done ();
 }

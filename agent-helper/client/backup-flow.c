@@ -10,6 +10,7 @@
 #include <config.h>
 #include <stdio.h>
 #include "flowutil.h"
+#include "estimate.h"
 #include "gpg.h"
 #include "queue.h"
 #include "strength.h"
@@ -329,6 +330,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
     goto leave;
   ks_flow_warn_tor (opt, ui, list, n);
 
+  ks_flow_tell_estimate (opt, ui, profile, 0);
   for (attempt = 0; ; attempt++)
     {
       ks_ui_infof (ui, _("deriving keys with profile '%s'..."),

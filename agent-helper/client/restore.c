@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include "flowutil.h"
 #include "gpg.h"
+#include "estimate.h"
 
 /* What the profiles tried so far found.  */
 struct restore_state
@@ -189,6 +190,9 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
   memset (&st, 0, sizeof st);
   err = ks_flow_begin_item (opt, ui, _("Name of the backup to restore"),
                             &item, r);
+  if (!err)
+    ks_flow_tell_estimate (opt, ui, item.pinned ? item.pinned
+                                                : ks_profile_default (), 1);
   if (!err)
     err = ks_flow_get_password (opt, ui, _("Password of the backup"), 0,
                                 &pw);
