@@ -33,3 +33,17 @@ hostile_stop ()
   kill -TERM "$HOSTILE_PID" 2>/dev/null || true
   wait "$HOSTILE_PID" 2>/dev/null || true
 }
+
+# hostile_backup NAME: servers 1 and 2 and a hostile server in record
+# mode, a fresh GNUPGHOME, and a backup NAME of its key on the three;
+# sets ALL to the --server options (the hostile one last).
+hostile_backup ()
+{
+  srv_start 1
+  srv_start 2
+  hostile_start record
+  ALL="--server $URL_1 --server $URL_2 --server $HOSTILE_URL"
+  gpg_home
+  ok "backup on two servers and the hostile one" ks backup \
+     --gpgkeyid "$FPR" --name "$1" --password-fd 3 $ALL
+}

@@ -12,14 +12,7 @@
 
 . "${srcdir:-.}/t-client-hostile-lib.sh"
 
-srv_start 1
-srv_start 2
-hostile_start record
-ALL="--server $URL_1 --server $URL_2 --server $HOSTILE_URL"
-
-gpg_home
-ok "backup on two servers and the hostile one" ks backup \
-   --gpgkeyid "$FPR" --name leak --password-fd 3 $ALL
+hostile_backup leak
 
 # The names the honest servers hold.
 { shard_files 1; shard_files 2; } | sed 's|.*/||' | sort -u >"$T_WORK/honest"

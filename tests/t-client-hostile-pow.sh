@@ -12,15 +12,8 @@
 
 . "${srcdir:-.}/t-client-hostile-lib.sh"
 
-srv_start 1
-srv_start 2
-hostile_start record
+hostile_backup greedy
 H_PORT=$HOSTILE_PORT
-ALL="--server $URL_1 --server $URL_2 --server $HOSTILE_URL"
-
-gpg_home
-ok "backup on two servers and the hostile one" ks backup \
-   --gpgkeyid "$FPR" --name greedy --password-fd 3 $ALL
 n=$(grep -c ' PUT .* 201$' "$HOSTILE_LOG" || true)
 ok "the hostile server took its shard ($n)" test "$n" -ge 1
 

@@ -13,14 +13,7 @@
 
 . "${srcdir:-.}/t-client-hostile-lib.sh"
 
-srv_start 1
-srv_start 2
-hostile_start record
-ALL="--server $URL_1 --server $URL_2 --server $HOSTILE_URL"
-
-gpg_home
-ok "backup on two servers and the hostile one" ks backup \
-   --gpgkeyid "$FPR" --name timing --password-fd 3 $ALL
+hostile_backup timing
 grep_in "the backup has two objects" "of 2 objects" "$T_WORK/ks.err"
 
 # stamped_restore: keysafe restore, stderr lines prefixed with the time
