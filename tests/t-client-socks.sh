@@ -68,6 +68,16 @@ eq "the key comes back through the proxy" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
 n=$(grep -c "connected to $HOST:" "$T_WORK/ms.log" || true)
 ok "the downloads went through the proxy ($n connections)" test "$n" -ge 2
 
+# no_proxy/NO_PROXY='*' would make libcurl connect directly (around
+# Tor) unless keysafe sets CURLOPT_NOPROXY "": the proxy must still see
+# every connection.
+: >"$T_WORK/ms.log"
+no_proxy='*' NO_PROXY='*' ok "restore with no_proxy='*' set" ks restore \
+   --stdout --name socks --password-fd 3 $SOCKS $RSERVERS
+n=$(grep -c "connected to $HOST:" "$T_WORK/ms.log" || true)
+ok "no_proxy='*' still goes through the proxy ($n connections)" \
+   test "$n" -ge 2
+
 # Without the proxy the same servers cannot be reached ...
 kill "$MS_PID"; wait "$MS_PID" 2>/dev/null || true
 fails "restore fails with the proxy stopped" ks restore --stdout \

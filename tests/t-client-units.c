@@ -26,7 +26,7 @@ test_serverlist (void)
     "\n"
     "alternate   http://b.example.onion  Operator B\n"
     "recommended http://a.example.onion/ placeholder  Operator A\n"
-    "untrusted   https://c.example.org\n"
+    "untrusted   https://C.example.org:443/\n"
     "recommended http://d.example.onion\n";
 
   memset (&list, 0, sizeof list);
@@ -45,16 +45,42 @@ test_serverlist (void)
       T_CHECK (list.server[2].category == KS_SERVER_UNTRUSTED);
       T_CHECK (!list.server[2].label);
       T_CHECK (!list.server[3].placeholder);
+      /* Without id= the identity is the canonical URL.  */
+      T_CHECK (!strcmp (list.server[2].id, "https://c.example.org"));
+      T_CHECK (!strcmp (list.server[3].id, "http://d.example.onion"));
     }
   {
     unsigned int i;
     for (i = 0; i < list.count; i++)
       {
         gcry_free (list.server[i].url);
+        gcry_free (list.server[i].id);
         gcry_free (list.server[i].label);
       }
     gcry_free (list.server);
   }
+
+  /* An operator who moved keeps the id: the new URL, the old identity. */
+  memset (&list, 0, sizeof list);
+  T_OK (ks_serverlist_parse ("recommended http://new.example.onion"
+                             " id=op-a.2026 Operator A\n", "t", &list,
+                             err, sizeof err));
+  T_CHECK (list.count == 1);
+  if (list.count == 1)
+    {
+      T_CHECK (!strcmp (list.server[0].url, "http://new.example.onion"));
+      T_CHECK (!strcmp (list.server[0].id, "op-a.2026"));
+      T_CHECK (!strcmp (list.server[0].label, "Operator A"));
+      gcry_free (list.server[0].url);
+      gcry_free (list.server[0].id);
+      gcry_free (list.server[0].label);
+    }
+  gcry_free (list.server);
+  memset (&list, 0, sizeof list);
+  T_CHECK (ks_serverlist_parse ("recommended http://x.onion id=\001\n", "t",
+                                &list, err, sizeof err) != 0);
+  T_CHECK (strstr (err, "invalid server id") != NULL);
+  gcry_free (list.server);
 
   memset (&list, 0, sizeof list);
   T_CHECK (ks_serverlist_parse ("bogus http://x\n", "t", &list,

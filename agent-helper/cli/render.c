@@ -130,6 +130,8 @@ render_restore_failure (const ks_ui_t *ui, const ks_fetch_result_t *r)
 void
 ks_render_restore (const ks_ui_t *ui, const ks_fetch_result_t *r)
 {
+  unsigned int s;
+
   if (!r->decided)
     return;
   if (!r->opened)
@@ -142,6 +144,12 @@ ks_render_restore (const ks_ui_t *ui, const ks_fetch_result_t *r)
                              "restored %zu bytes (profile '%s', %u objects)",
                              r->nchunks),
                r->secretlen, r->profile, r->nchunks);
+  /* A server that failed is named even when the others sufficed: the
+   * user should know which one to drop from the list.  */
+  for (s = 0; s < r->nloc; s++)
+    if (r->loc[s].state == KS_LOC_FAILED)
+      ks_ui_infof (ui, _("server %s did not help: %s"), r->loc[s].url,
+                   r->loc[s].why);
   if (r->fpr)
     ks_ui_infof (ui, _("imported secret key %s"), r->fpr);
 }

@@ -240,7 +240,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
       ks_ui_infof (ui, _("deriving keys with profile '%s'..."),
                    profile->name);
       for (i = 0; i < n; i++)
-        locs[i] = servers[i]->url;
+        locs[i] = servers[i]->id;
       err = ks_shardset_create (profile, r->name, keyid, pw, strlen (pw),
                                 secret, secretlen, n, k, locs,
                                 ks_ui_progress_cb, (void *)ui, &set);

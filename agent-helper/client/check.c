@@ -51,6 +51,10 @@ open_all (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
   uint8_t *secret = NULL;
   size_t secretlen = 0;
 
+  /* Every chunk before K is derived (protocol.md section 9).  */
+  err = ks_fetch_rest (opt, ui, f);
+  if (err)
+    return err;
   err = ks_recover_unlock (f->rec, pw, strlen (pw), opt->threads,
                            ks_ui_progress_cb, (void *)ui);
   if (err)
@@ -59,9 +63,6 @@ open_all (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
       r->detail = err;
       return err;
     }
-  err = ks_fetch_rest (opt, ui, f);
-  if (err)
-    return err;
   r->nchunks = ks_recover_nchunks (f->rec);
   for (j = 1; j < r->nchunks; j++)
     r->missing_later += r->present - ks_recover_shard_count (f->rec, j);

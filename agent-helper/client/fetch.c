@@ -1,11 +1,11 @@
 /* fetch.c - getting the shards of one backup from the servers
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * On backup shard I went to server I.  So restore asks server I for
- * share I first, all servers in parallel; only when that leaves fewer
- * than K shards are the other servers asked for the missing shares (a
- * server list that changed order, or shards moved by an operator).  A
- * server that did not answer is not asked again: it would cost its
+ * On backup shard I went to server I.  So the first round asks server
+ * I for share I, all servers in parallel; a restore then asks every
+ * location for every other share index (a server list that changed
+ * order), and all of them for the later chunks, before K is derived.
+ * A server that did not answer is not asked again: it would cost its
  * timeout twice.
  */
 #include <config.h>
@@ -41,7 +41,7 @@ add_get (ks_fetch_t *f, ks_xfer_t *x, size_t *nx, unsigned int s,
   char name[KS_NAME_HEX_LEN + 1];
   gpg_error_t err;
 
-  err = ks_recover_shard_name (f->rec, f->list->server[s].url, share, chunk,
+  err = ks_recover_shard_name (f->rec, f->list->server[s].id, share, chunk,
                                name);
   if (err)
     return err;
@@ -49,6 +49,36 @@ add_get (ks_fetch_t *f, ks_xfer_t *x, size_t *nx, unsigned int s,
                chunk);
   x[*nx].maxresp = ks_recover_profile (f->rec)->object_size + 1;
   (*nx)++;
+  return 0;
+}
+
+/* Remember that X's location gave its chunk: a new pair for chunk 0,
+ * else the pair moves on to that chunk.  */
+static gpg_error_t
+note_pair (ks_fetch_t *f, const ks_xfer_t *x)
+{
+  unsigned int p;
+
+  if (x->chunk)
+    {
+      for (p = 0; p < f->npairs; p++)
+        if (f->pairs[p].server == x->server && f->pairs[p].share == x->share
+            && f->pairs[p].upto + 1 == x->chunk)
+          f->pairs[p].upto = x->chunk;
+      return 0;
+    }
+  if (!(f->npairs % 16))
+    {
+      ks_fetch_pair_t *n = gcry_realloc (f->pairs, (f->npairs + 16)
+                                         * sizeof *n);
+      if (!n)
+        return gpg_error_from_syserror ();
+      f->pairs = n;
+    }
+  f->pairs[f->npairs].server = x->server;
+  f->pairs[f->npairs].share = x->share;
+  f->pairs[f->npairs].upto = 0;
+  f->npairs++;
   return 0;
 }
 
@@ -86,6 +116,9 @@ run_round (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
         return err;
       if (x[idx].chunk == 0 && f->share_server[x[idx].share] < 0)
         f->share_server[x[idx].share] = x[idx].server;
+      err = note_pair (f, &x[idx]);
+      if (err)
+        return err;
     }
   return 0;
 }
@@ -101,6 +134,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   ks_xfer_t *x = NULL;
   size_t nx = 0;
 
+  gcry_free (f->pairs);
   memset (f, 0, sizeof *f);
   f->rec = rec;
   f->list = list;
@@ -157,12 +191,13 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
   x = gcry_calloc ((size_t)f->maxshare * nsrv + 1, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
-  /* Every missing share from every server that was not asked for it
-   * and did not fail already.  */
+  /* Every share index from every location that was not asked for it
+   * and did not fail already (protocol.md section 9, step 2): the
+   * names are bound to the location, so this tells none of them a name
+   * another one serves, and a junk shard of one index cannot hide the
+   * honest one.  */
   for (i = 1; i <= f->maxshare && !err; i++)
     {
-      if (f->share_server[i] >= 0)
-        continue;
       for (s = 0; s < nsrv && !err; s++)
         {
           if ((s == i - 1 && s < f->nfirst) || f->state[s] == KS_LOC_FAILED)
@@ -186,28 +221,32 @@ gpg_error_t
 ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
 {
   gpg_error_t err = 0;
-  uint32_t nchunks = ks_recover_nchunks (f->rec), j;
-  unsigned int i, have = 0;
+  uint32_t maxj = ks_object_max_chunks (ks_recover_profile (f->rec)), j;
+  unsigned int p;
   ks_xfer_t *x = NULL;
-  size_t nx = 0;
+  size_t nx = 1;
 
-  for (i = 1; i <= f->maxshare; i++)
-    if (f->share_server[i] >= 0)
-      have++;
-  if (nchunks <= 1 || !have)
+  if (f->rest_done)
     return 0;
-  x = gcry_calloc ((size_t)(nchunks - 1) * have, sizeof *x);
+  f->rest_done = 1;
+  if (!f->npairs)
+    return 0;
+  x = gcry_calloc (f->npairs, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
-  for (j = 1; j < nchunks && !err; j++)
-    for (i = 1; i <= f->maxshare && !err; i++)
-      {
-        if (f->share_server[i] >= 0)
-          err = add_get (f, x, &nx, f->share_server[i], i, j);
-      }
-  if (!err)
-    err = run_round (opt, ui, f, x, nx);
-  ks_transport_release (x, nx);
+  /* One round per chunk: a location that gave chunk J-1 is asked for
+   * chunk J; the rounds end when no location has one more.  */
+  for (j = 1; j < maxj && nx && !err; j++)
+    {
+      nx = 0;
+      for (p = 0; p < f->npairs && !err; p++)
+        if (f->pairs[p].upto + 1 == j)
+          err = add_get (f, x, &nx, f->pairs[p].server, f->pairs[p].share,
+                         j);
+      if (nx && !err)
+        err = run_round (opt, ui, f, x, nx);
+      ks_transport_release (x, nx);
+    }
   gcry_free (x);
   return err;
 }
@@ -348,7 +387,10 @@ void
 ks_flow_end_item (ks_item_t *item)
 {
   if (item->f)
-    ks_recover_free (item->f->rec);
+    {
+      ks_recover_free (item->f->rec);
+      gcry_free (item->f->pairs);
+    }
   gcry_free (item->f);
   ks_serverlist_free (item->list);
   memset (item, 0, sizeof *item);

@@ -96,6 +96,7 @@ ks_flow_load_servers (const ks_options_t *opt, const ks_ui_t *ui,
       if (list->server[i].placeholder)
         {
           gcry_free (list->server[i].url);
+          gcry_free (list->server[i].id);
           gcry_free (list->server[i].label);
           continue;
         }

@@ -66,6 +66,15 @@ const char *ks_flow_server_label (const ks_server_t *s);
 /* The most servers of a list a fetch asks.  */
 #define KS_FETCH_MAX_SERVERS 256
 
+/* A location that gave a shard of chunk 0: which share, and the last
+ * chunk it gave since.  */
+typedef struct ks_fetch_pair
+{
+  unsigned int server;
+  unsigned int share;
+  uint32_t upto;
+} ks_fetch_pair_t;
+
 /* What fetching the shards of one backup found (fetch.c).  */
 typedef struct ks_fetch
 {
@@ -74,6 +83,9 @@ typedef struct ks_fetch
   unsigned int nfirst;          /* servers asked in the first round */
   unsigned int maxshare;        /* shares 1..maxshare were looked for */
   int more_done;                /* the second round ran */
+  int rest_done;                /* chunks 1.. were fetched */
+  ks_fetch_pair_t *pairs;       /* who gave chunk 0 (gcry_malloc'd) */
+  unsigned int npairs;
   int share_server[KS_SHAMIR_MAX_SHARES + 1]; /* share -> server, -1 */
   unsigned int found;           /* shards of chunk 0 held */
   unsigned int junk;            /* answers of the wrong size */
@@ -94,7 +106,10 @@ gpg_error_t ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
 gpg_error_t ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui,
                            ks_fetch_t *f, unsigned int *r_new);
 
-/* After unlock: fetch chunks 1.. from the servers that gave chunk 0.  */
+/* Before unlock (protocol.md section 9, step 3): from every location
+ * and share that gave chunk 0, chunks 1, 2, ... until a 404, never past
+ * the profile's most chunks; once, so that nothing goes over the
+ * network once the puzzle starts.  */
 gpg_error_t ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui,
                            ks_fetch_t *f);
 

@@ -34,29 +34,25 @@ note_too_few (struct restore_state *st, const ks_fetch_t *f, unsigned int k)
     st->best_found = f->found, st->best_k = k;
 }
 
-/* Open the shards F holds with the password; once more with the rest of
- * the list when that fails (a higher threshold, or a lying server).  */
+/* Fetch every shard of every chunk from every location, then open the
+ * shards with the password.  */
 static gpg_error_t
 unlock (struct restore_state *st, ks_fetch_t *f)
 {
   gpg_error_t err;
-  unsigned int nnew = 0;
 
-  ks_ui_infof (st->ui, _("found %u shards; solving the puzzle..."),
-               f->found);
-  err = ks_recover_unlock (f->rec, st->pw, strlen (st->pw),
-                           st->opt->threads, ks_ui_progress_cb,
-                           (void *)st->ui);
-  if (gpg_err_code (err) != GPG_ERR_BAD_PASSPHRASE || f->more_done)
-    return err;
-  err = ks_fetch_more (st->opt, st->ui, f, &nnew);
+  /* Everything is fetched before K is derived (protocol.md section 9):
+   * a server that sees no request after the puzzle starts learns
+   * nothing about R from the timing.  */
+  err = ks_fetch_more (st->opt, st->ui, f, NULL);
+  if (!err)
+    err = ks_fetch_rest (st->opt, st->ui, f);
   if (err)
     return err;
   if (!st->bad_pw)
     ks_fetch_snapshot (f, st->r);
-  if (!nnew)
-    return gpg_error (GPG_ERR_BAD_PASSPHRASE);
-  ks_ui_infof (st->ui, _("found %u more shards; trying again..."), nnew);
+  ks_ui_infof (st->ui, _("found %u shards; solving the puzzle..."),
+               f->found);
   return ks_recover_unlock (f->rec, st->pw, strlen (st->pw),
                             st->opt->threads, ks_ui_progress_cb,
                             (void *)st->ui);
@@ -109,9 +105,6 @@ try_profile (void *arg, const ks_profile_t *profile, ks_fetch_t *f,
                     gpg_strerror (err));
       return err;
     }
-  err = ks_fetch_rest (st->opt, st->ui, f);
-  if (err)
-    return err;
   err = ks_recover_finish (f->rec, &st->secret, &st->secretlen);
   if (err)
     {

@@ -2,9 +2,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A list file has one server per line:
- *   CATEGORY URL [placeholder] [LABEL...]
+ *   CATEGORY URL [id=ID] [placeholder] [LABEL...]
  * with CATEGORY one of recommended, alternate, untrusted; '#' starts a
- * comment line.  doc/servers.md describes it for operators.
+ * comment line.  ID is the location's identity (protocol.md section 5):
+ * shard names are bound to it, so an operator who moves to a new
+ * address keeps it; without one the canonical URL is the identity.
+ * doc/servers.md describes it for operators.
  */
 #include <config.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 #include "serverlist.h"
 #include "dirstore.h"
+#include "location.h"
 
 #define KS_SERVERLIST_MAX 256
 #define KS_SERVERLIST_MAX_BYTES (256 * 1024)
@@ -52,6 +56,7 @@ ks_serverlist_free (ks_serverlist_t *list)
   for (i = 0; i < list->count; i++)
     {
       gcry_free (list->server[i].url);
+      gcry_free (list->server[i].id);
       gcry_free (list->server[i].label);
     }
   gcry_free (list->server);
@@ -79,9 +84,11 @@ url_is_ok (const char *url)
 
 static gpg_error_t
 add_server (ks_serverlist_t *list, const char *url, size_t urllen,
-            const char *label, ks_server_category_t cat, int placeholder)
+            const char *id, const char *label, ks_server_category_t cat,
+            int placeholder)
 {
   ks_server_t *s;
+  gpg_error_t err;
 
   if (list->count >= KS_SERVERLIST_MAX)
     return gpg_error (GPG_ERR_TOO_LARGE);
@@ -102,12 +109,25 @@ add_server (ks_serverlist_t *list, const char *url, size_t urllen,
     return gpg_error_from_syserror ();
   memcpy (s->url, url, urllen);
   s->url[urllen] = 0;
+  if (id)
+    {
+      s->id = gcry_strdup (id);
+      err = s->id ? 0 : gpg_error_from_syserror ();
+    }
+  else
+    err = ks_location_canon_id (s->url, &s->id);
+  if (err)
+    {
+      gcry_free (s->url);
+      return err;
+    }
   if (label && *label)
     {
       s->label = gcry_strdup (label);
       if (!s->label)
         {
           gcry_free (s->url);
+          gcry_free (s->id);
           return gpg_error_from_syserror ();
         }
     }
@@ -145,7 +165,8 @@ parse_line (const char *line, const char *fname, unsigned int lineno,
   size_t n, urllen;
   ks_server_category_t cat;
   int placeholder = 0;
-  char tmp[1024], label[256];
+  char tmp[1024], label[256], id[KS_LOCATION_ID_MAX + 1];
+  gpg_error_t err;
 
   p = skip_ws (line);
   if (*p == '#' || *p == '\r' || !*p)
@@ -176,6 +197,23 @@ parse_line (const char *line, const char *fname, unsigned int lineno,
     }
   p = skip_ws (url + urllen);
   n = word_len (p);
+  *id = 0;
+  if (n > 3 && !strncmp (p, "id=", 3))
+    {
+      if (n - 3 < sizeof id)
+        {
+          memcpy (id, p + 3, n - 3);
+          id[n - 3] = 0;
+        }
+      if (!ks_location_id_is_valid (id))
+        {
+          snprintf (errtext, errlen, _("%s:%u: invalid server id"),
+                    fname, lineno);
+          return gpg_error (GPG_ERR_INV_VALUE);
+        }
+      p = skip_ws (p + n);
+      n = word_len (p);
+    }
   if (n == 11 && !strncmp (p, "placeholder", n))
     {
       placeholder = 1;
@@ -188,7 +226,12 @@ parse_line (const char *line, const char *fname, unsigned int lineno,
     n = sizeof label - 1;
   memcpy (label, p, n);
   label[n] = 0;
-  return add_server (list, url, urllen, label, cat, placeholder);
+  err = add_server (list, url, urllen, *id ? id : NULL, label, cat,
+                    placeholder);
+  if (gpg_err_code (err) == GPG_ERR_INV_URI)
+    snprintf (errtext, errlen, _("%s:%u: invalid server URL"),
+              fname, lineno);
+  return err;
 }
 
 gpg_error_t
@@ -260,8 +303,11 @@ ks_serverlist_load (const char **urls, const char *file,
               err = gpg_error (GPG_ERR_INV_URI);
               goto leave;
             }
-          err = add_server (list, *urls, strlen (*urls), NULL,
+          err = add_server (list, *urls, strlen (*urls), NULL, NULL,
                             KS_SERVER_USER, 0);
+          if (gpg_err_code (err) == GPG_ERR_INV_URI)
+            snprintf (errtext, errlen, _("invalid server URL '%s'"),
+                      *urls);
           if (err)
             goto leave;
         }

@@ -23,6 +23,9 @@ typedef enum
 typedef struct ks_server
 {
   char *url;                    /* base URL without trailing slash */
+  char *id;                     /* identity the shard names are bound to:
+                                   the list's id=, else the canonical URL
+                                   (protocol.md section 5) */
   char *label;                  /* operator, may be NULL */
   ks_server_category_t category;
   int placeholder;              /* listed to show the format; never used */

@@ -8,38 +8,11 @@
 #include <time.h>
 #include <pthread.h>
 #include <curl/curl.h>
-#include "transport.h"
+#include "transport-priv.h"
 #include "dirstore.h"
 
 /* Requests in flight at once; the others wait their turn.  */
 #define KS_MAX_ACTIVE 32
-/* Proof-of-work rounds and 429 retries per request.  */
-#define KS_MAX_POW_ROUNDS 3
-#define KS_MAX_BUSY_RETRIES 2
-/* Nonces tried per challenge: 2^28 covers difficulty 24 with a wide
- * margin and stays within a minute on one core.  */
-#define KS_POW_MAX_TRIES (1ULL << 28)
-
-enum xstate { X_WAITING, X_ACTIVE, X_DONE };
-
-struct ks_xfer_priv
-{
-  CURL *easy;
-  struct curl_slist *hdrs;
-  char url[1024];
-  char challenge[KS_POW_CHALLENGE_SIZE];
-  char powhdr[KS_POW_PROOF_SIZE + 16];
-  char curlerr[CURL_ERROR_SIZE];
-  char socksuser[40];
-  char proxy[300];
-  enum xstate state;
-  uint64_t not_before_ms;
-  unsigned int pow_rounds;
-  unsigned int busy_retries;
-  int proxied;
-  int overflow;
-};
-
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc;
 static uint8_t run_secret[16];
@@ -51,8 +24,8 @@ do_curl_init (void)
   gcry_randomize (run_secret, sizeof run_secret, GCRY_STRONG_RANDOM);
 }
 
-static uint64_t
-now_ms (void)
+uint64_t
+ks_transport_now_ms (void)
 {
   struct timespec ts;
 
@@ -217,6 +190,9 @@ setup_easy (const ks_transport_cfg_t *cfg, ks_xfer_t *x)
       if (n < 0 || (size_t)n >= sizeof proxy)
         return gpg_error (GPG_ERR_INV_VALUE);
       curl_easy_setopt (e, CURLOPT_PROXY, proxy);
+      /* Else no_proxy/NO_PROXY in the environment would send the
+       * request around Tor.  */
+      curl_easy_setopt (e, CURLOPT_NOPROXY, "");
       snprintf (p->proxy, sizeof p->proxy, "%s",
                 cfg->tor_socks ? cfg->tor_socks : "127.0.0.1:9050");
       make_socks_user (x->base, p->socksuser, sizeof p->socksuser);
@@ -274,7 +250,6 @@ finish_attempt (ks_xfer_t *x, CURLcode rc)
 {
   struct ks_xfer_priv *p = x->priv;
   long status = 0;
-  gpg_error_t err;
 
   curl_easy_getinfo (p->easy, CURLINFO_RESPONSE_CODE, &status);
   if (rc != CURLE_OK)
@@ -306,32 +281,34 @@ finish_attempt (ks_xfer_t *x, CURLcode rc)
   if (status == 403 && p->challenge[0]
       && p->pow_rounds < KS_MAX_POW_ROUNDS)
     {
-      char proof[KS_POW_PROOF_SIZE];
+      unsigned int d = ks_pow_challenge_difficulty (p->challenge);
+      unsigned int cap = ks_transport_pow_cap (x);
 
-      p->pow_rounds++;
-      err = ks_pow_solve (p->challenge,
-                          x->method == KS_HTTP_PUT ? "PUT" : "GET",
-                          x->name, KS_POW_MAX_TRIES, proof, sizeof proof);
-      if (err)
+      if (d > cap)
         {
-          x->err = err;
+          x->err = gpg_error (GPG_ERR_LIMIT_REACHED);
           snprintf (x->errtext, sizeof x->errtext,
-                    _("proof of work failed: %s"), gpg_strerror (err));
+                    _("the server asks too much proof of work"
+                      " (difficulty %u, the limit is %u)"), d, cap);
           p->state = X_DONE;
           return;
         }
-      snprintf (p->powhdr, sizeof p->powhdr, "Keysafe-PoW: %s", proof);
-      p->state = X_WAITING;
-      p->not_before_ms = 0;
+      p->pow_rounds++;
+      p->state = X_SOLVE_WAIT;
       return;
     }
   if ((status == 429 || status == 503)
       && p->busy_retries < KS_MAX_BUSY_RETRIES)
     {
-      p->busy_retries++;
+      uint8_t jitter[2];
+
+      /* 1, 2 and 4 s, plus up to a second at random.  */
+      gcry_create_nonce (jitter, sizeof jitter);
       p->powhdr[0] = 0;
       p->state = X_WAITING;
-      p->not_before_ms = now_ms () + 1000 * p->busy_retries;
+      p->not_before_ms = ks_transport_now_ms () + (1000ULL << p->busy_retries)
+                         + ((jitter[0] << 8 | jitter[1]) % 1000);
+      p->busy_retries++;
       return;
     }
   p->state = X_DONE;
@@ -345,7 +322,7 @@ start_waiting (const ks_transport_cfg_t *cfg, CURLM *multi, ks_xfer_t *xfers,
                uint64_t *r_next_wake)
 {
   gpg_error_t err;
-  uint64_t now = now_ms ();
+  uint64_t now = ks_transport_now_ms ();
   size_t i;
 
   *r_next_wake = 0;
@@ -425,18 +402,15 @@ wait_a_little (CURLM *multi, size_t nactive, uint64_t next_wake)
 
   if (next_wake)
     {
-      now = now_ms ();
+      now = ks_transport_now_ms ();
       timeout_ms = next_wake > now ? (int)(next_wake - now) : 0;
       if (timeout_ms > 500)
         timeout_ms = 500;
     }
-  if (nactive)
-    curl_multi_poll (multi, NULL, 0, timeout_ms, NULL);
-  else if (timeout_ms)
-    {
-      struct timespec ts = { 0, (long)timeout_ms * 1000000L };
-      nanosleep (&ts, NULL);
-    }
+  /* Even with nothing active: a solver thread ends the wait early
+   * through curl_multi_wakeup.  */
+  (void)nactive;
+  curl_multi_poll (multi, NULL, 0, timeout_ms, NULL);
 }
 
 gpg_error_t
@@ -476,6 +450,9 @@ ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
    * bounded by the timeouts, so this loop ends.  */
   while (ndone < n)
     {
+      ks_transport_run_solvers (cfg, multi, xfers, n, &ndone);
+      if (ndone >= n)
+        break;
       start_waiting (cfg, multi, xfers, n, &nactive, &ndone, &next_wake);
       if (ndone >= n)
         break;
@@ -496,6 +473,10 @@ ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
 
       if (!p)
         continue;
+      /* A solver still running (only after a failure of the machinery)
+       * is bounded by its number of tries.  */
+      if (p->state == X_SOLVING)
+        pthread_join (p->solver, NULL);
       if (p->easy)
         {
           if (multi && p->state == X_ACTIVE)
