@@ -12,6 +12,7 @@
 #include <time.h>
 #include "flowutil.h"
 #include "record.h"
+#include "location.h"
 
 void
 ks_flow_record_backup (const ks_options_t *opt, const ks_ui_t *ui,
@@ -66,6 +67,7 @@ put_at (ks_serverlist_t *list, unsigned int pos, const char *url)
 {
   ks_server_t s, *n;
   unsigned int i;
+  gpg_error_t err;
 
   for (i = 0; i < list->count; i++)
     if (!strcmp (list->server[i].url, url))
@@ -84,6 +86,11 @@ put_at (ks_serverlist_t *list, unsigned int pos, const char *url)
         return gpg_error_from_syserror ();
       list->server[i].category = KS_SERVER_USER;
       list->count++;
+      /* A location only the record knows has its URL's canonical
+       * identity, as a --server URL has.  */
+      err = ks_location_canon_id (url, &list->server[i].id);
+      if (err)
+        return err;
     }
   s = list->server[i];
   memmove (&list->server[pos + 1], &list->server[pos],
