@@ -133,4 +133,17 @@ for bad in \
     echo "ok: case $n ($file: ${line:-duplicate name}) is refused"
   fi
 done
+
+# doc/HACKING.md names every source file, so the map cannot drift.
+for f in "$top_srcdir"/common/*.[ch] "$top_srcdir"/server/*.[ch] \
+         "$top_srcdir"/agent-helper/*/*.[ch] "$top_srcdir"/tests/*.[ch] \
+         "$top_srcdir"/tests/*.sh "$top_srcdir"/tests/fuzz/*.[ch] \
+         "$top_srcdir"/bench/*.[ch]; do
+  [ -f "$f" ] || continue
+  b=${f##*/}
+  if ! grep -q -- "$b" "$top_srcdir/doc/HACKING.md"; then
+    echo "FAIL: doc/HACKING.md does not name ${f#$top_srcdir/}"
+    fails=1
+  fi
+done
 exit $fails
