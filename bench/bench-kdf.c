@@ -1,4 +1,4 @@
-/* kdf.c - bench/kdf: our Argon2id against libsodium, the argon2 CLI
+/* bench-kdf.c - bench/kdf: our Argon2id against libsodium, the argon2 CLI
  * and libgcrypt, one lane, in one run
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
