@@ -100,6 +100,10 @@ static void *
 uri_logger (void *cls, const char *uri, struct MHD_Connection *conn)
 {
   (void)cls; (void)conn;
+  /* A request line with a method but no target ("GET \r\n") comes
+   * here with URI NULL: there is no separator to look at.  */
+  if (!uri)
+    return &bad_target_marker;
   return ks_gate_raw_uri_is_clean (uri, uri[-1]) ? NULL
          : &bad_target_marker;
 }

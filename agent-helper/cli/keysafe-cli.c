@@ -464,6 +464,12 @@ main (int argc, char **argv)
       return 2;
     }
 
+  /* A person at the terminal or pinentry may mistype the password; a
+   * descriptor or a file would give the same one again.  */
+  if (face.password_fd < 0 && !face.password_file && !opt.batch
+      && face.pinentry_mode != KS_PINENTRY_CANCEL
+      && face.pinentry_mode != KS_PINENTRY_ERROR)
+    opt.password_tries = 2;
   ks_progress_init (&face.progress, isatty (2) && !opt.batch
                     && !face.quiet);
   memset (&ui, 0, sizeof ui);

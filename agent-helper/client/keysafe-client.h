@@ -39,6 +39,11 @@ typedef struct ks_options
   const char *name;             /* item name; NULL = ask through ui */
   unsigned int timeout;         /* seconds per HTTP request, 0 = 60 */
   unsigned int connect_timeout; /* seconds to connect, 0 = 30 */
+  /* restore: after a wrong password ask again this many times, with the
+   * same N and shards (no new search).  A face sets it only where a
+   * person answers: a script would answer the same wrong password, and
+   * every try costs a whole puzzle.  0 = never.  */
+  unsigned int password_tries;
   /* Fields added by the first-boot work.  */
   const char *userid;           /* firstboot: user ID of a new key */
   int no_protection;            /* firstboot: new key without passphrase */

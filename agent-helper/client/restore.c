@@ -17,7 +17,8 @@ struct restore_state
 {
   const ks_options_t *opt;
   const ks_ui_t *ui;
-  const char *pw;
+  char *pw;                     /* secure memory, owned */
+  unsigned int tries;           /* passwords asked again so far */
   ks_fetch_result_t *r;
   int bad_pw, too_few, corrupt;
   unsigned int best_found, best_k, bad_found;
@@ -58,6 +59,31 @@ unlock (struct restore_state *st, ks_fetch_t *f)
                             (void *)st->ui);
 }
 
+/* The password did not open the backup: ask for another one, when the
+ * face allows it.  The shards and N stay: nothing goes over the network
+ * again (a server must not learn when the puzzle ends).  */
+static int
+ask_again (struct restore_state *st)
+{
+  char *pw = NULL;
+
+  if (st->tries >= st->opt->password_tries || !st->ui->get_password)
+    return 0;
+  st->tries++;
+  if (st->ui->get_password (st->ui->arg,
+                            _("Wrong password. Password of the backup"),
+                            0, &pw) || !pw || !*pw)
+    {
+      if (pw)
+        ks_free_secret (pw, strlen (pw));
+      return 0;
+    }
+  ks_free_secret (st->pw, strlen (st->pw));
+  st->pw = pw;
+  ks_ui_infof (st->ui, _("trying the new password on the same shards..."));
+  return 1;
+}
+
 /* One profile: the shards of chunk 0 are in F.  The servers' states of
  * the last profile explain the outcome, except that those of a wrong
  * password stay once one was seen.  */
@@ -85,6 +111,11 @@ try_profile (void *arg, const ks_profile_t *profile, ks_fetch_t *f,
       return 0;
     }
   err = unlock (st, f);
+  while (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && f->found >= k
+         && ask_again (st))
+    err = ks_recover_unlock (f->rec, st->pw, strlen (st->pw),
+                             st->opt->threads, ks_ui_progress_cb,
+                             (void *)st->ui);
   if (gpg_err_code (err) == GPG_ERR_BAD_PASSPHRASE && f->found < k)
     {
       /* Fewer shards than the threshold cannot open it: that is no
@@ -202,6 +233,7 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
   st.opt = opt;
   st.ui = ui;
   st.pw = pw;
+  pw = NULL;
   st.r = r;
   err = ks_fetch_locate (opt, ui, item.pinned, r->name, item.keyid,
                          item.list, 1, item.f, r, try_profile, &st);
@@ -217,6 +249,8 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
   ks_free_secret (st.secret, st.secretlen);
   if (pw)
     ks_free_secret (pw, strlen (pw));
+  if (st.pw)
+    ks_free_secret (st.pw, strlen (st.pw));
   ks_flow_end_item (&item);
   return err;
 }

@@ -261,6 +261,10 @@ ks_helper_make_options (ks_session_t *s, ks_options_t *opt)
     }
   opt->batch = s->batch;
   opt->name = s->name;
+  /* With pinentry a person answers; an INQUIRE is answered by a program,
+   * which asks for more tries with OPTION password-tries.  */
+  opt->password_tries = s->password_tries_set ? s->password_tries
+                        : (s->pinentry && !s->batch) ? 2 : 0;
 }
 
 

@@ -38,6 +38,8 @@ ks_helper_session_reset (ks_session_t *s)
   free_servers (s);
   s->pinentry = s->defaults->pinentry;
   s->batch = s->defaults->opt.batch;
+  s->password_tries = 0;
+  s->password_tries_set = 0;
   gpgrt_free (s->errtext);
   s->errtext = NULL;
 }
@@ -129,9 +131,18 @@ ks_helper_option_handler (assuan_context_t ctx, const char *key, const char *val
     }
   else if (!strcmp (key, "batch"))
     s->batch = !*value || strcmp (value, "0");
+  else if (!strcmp (key, "password-tries"))
+    {
+      if (!*value || strspn (value, "0123456789") != strlen (value)
+          || strlen (value) > 1)
+        return assuan_set_error (ctx, gpg_error (GPG_ERR_INV_VALUE),
+                                 _("password-tries is a number, 0 to 9"));
+      s->password_tries = (unsigned int)(*value - '0');
+      s->password_tries_set = 1;
+    }
   else
     err = assuan_set_error (ctx, gpg_error (GPG_ERR_UNKNOWN_OPTION),
                             _("options: name, password-mode, server,"
-                              " profile, batch"));
+                              " profile, batch, password-tries"));
   return err;
 }

@@ -45,6 +45,8 @@ typedef struct ks_session
   int servers_set;              /* OPTION server= seen: replace defaults */
   int pinentry;
   int batch;
+  unsigned int password_tries;  /* OPTION password-tries */
+  int password_tries_set;
   /* State of the running command.  */
   int busy;
   unsigned int name_asks;       /* get_name calls of this command */
