@@ -28,7 +28,8 @@ p = subprocess.Popen([helper, "--server"], stdin=subprocess.PIPE,
 def send(line):
     print(">", line); p.stdin.write(line + "\n"); p.stdin.flush()
 def answer(text):
-    send("D " + text.replace("%", "%25")); send("END")
+    send("D " + text.replace("%", "%25").replace("\r", "%0D")
+                    .replace("\n", "%0A")); send("END")
 cmds = ["OPTION profile=test"] + ["OPTION server=" + u for u in urls]
 if tries != "-":
     cmds.append("OPTION password-tries=" + tries)
@@ -83,6 +84,18 @@ ok "and the password was asked once" \
 drive 1 "not the password" "still not it"
 ok "two wrong passwords end it" grep -q "^result: ERR" "$T_WORK/session"
 ok "after two inquiries" grep -q "^password inquiries: 2" "$T_WORK/session"
+# An inquired password is its first line without a CR, as the command
+# line reads --passphrase-file: a CRLF file with more lines gives the
+# same password through both.
+drive 0 "$PW"$'\r\n'"a second line"
+ok "an inquired password is its first line, CR dropped" \
+   grep -q "^result: OK" "$T_WORK/session"
+printf '%s\r\nsecond line\n' "$PW" >"$T_WORK/pwfile"
+ok "the command line reads the same file the same way" ks restore --stdout \
+   --name retry --passphrase-file "$T_WORK/pwfile" $ALL
+printf 'a\0b\n' >"$T_WORK/nulfile"
+fails "a NUL in a password file is refused, not cut" ks restore --stdout \
+   --name retry --passphrase-file "$T_WORK/nulfile" $ALL
 ok "OPTION password-tries takes a digit" sh -c \
   "printf 'OPTION password-tries=x\nBYE\n' | '$HELPER' --server | grep -q '^ERR .*password-tries'"
 t_done

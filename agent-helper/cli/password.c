@@ -38,6 +38,13 @@ read_line_secure (int fd, char **r_pw)
         }
       if (!n || c == '\n')
         break;
+      if (!c)
+        {
+          /* A NUL would silently cut the password short; the helper
+           * refuses it too.  */
+          ks_free_secret (pw, KS_PASSWORD_MAX + 1);
+          return gpg_error (GPG_ERR_INV_VALUE);
+        }
       if (len >= KS_PASSWORD_MAX)
         {
           ks_free_secret (pw, KS_PASSWORD_MAX + 1);

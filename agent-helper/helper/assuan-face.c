@@ -165,11 +165,22 @@ inquire_text (ks_session_t *s, const char *keyword, size_t maxlen,
     }
   if (err)
     goto leave;
-  /* One trailing newline is no part of the value, as gpg's
-   * --passphrase-file reads one line: a file written with echo and
-   * sent with /definqfile works.  */
-  if (len && buf[len - 1] == '\n')
-    buf[--len] = 0;
+  /* The value is its first line, without a CR before the LF, exactly
+   * as keysafe's --passphrase-fd/-file read it (gpg's --passphrase-file
+   * reads one line): a file written with echo, or on Windows, and sent
+   * with /definqfile gives the same name and password as through the
+   * command line.  */
+  {
+    unsigned char *lf = memchr (buf, '\n', len);
+
+    if (lf)
+      {
+        ks_wipe (lf, len - (size_t)(lf - buf));
+        len = (size_t)(lf - buf);
+      }
+    if (len && buf[len - 1] == '\r')
+      buf[--len] = 0;
+  }
   if (!len)
     {
       err = gpg_error (!strcmp (keyword, "PASSWORD")
