@@ -79,6 +79,19 @@ ok "restore through the backup record alone" \
    kso restore --name "$NAME" --passphrase-fd 3 3<"$T_WORK/pw"
 grep_in "status: imported through the record" \
         "^\[KEYSAFE:\] IMPORTED $FPR\$" "$T_WORK/status"
+
+# The settings move to new folders and a second backup is made there:
+# the first backup is still found, through its own (older) record.
+mkdir -p "$L/7" "$L/8" "$L/9"
+printf 'location file://%s/%s\n' "$L" 7 "$L" 8 "$L" 9 >>"$GNUPGHOME/keysafe.conf"
+ok "a second backup to other folders" \
+   kso backup --gpgkeyid "$FPR" --name "second item" --passphrase-file "$T_WORK/pw"
+sed -i '/^location\|^server/d' "$GNUPGHOME/keysafe.conf"
+"$GPG" --batch --yes --delete-secret-and-public-key "$FPR" 2>/dev/null
+ok "the first backup restores through the older record" \
+   kso restore --name "$NAME" --passphrase-file "$T_WORK/pw"
+grep_in "status: imported through the older record" \
+        "^\[KEYSAFE:\] IMPORTED $FPR\$" "$T_WORK/status"
 fails "a wrong password fails" \
       kso check --name "$NAME" --passphrase-file /dev/null
 grep_in "status: FAILURE line" '^\[KEYSAFE:\] FAILURE check ' "$T_WORK/status"

@@ -112,7 +112,7 @@ ks_flow_load_item_servers (const ks_options_t *opt, const ks_ui_t *ui,
   gpg_error_t err;
   ks_record_t *recs = NULL;
   const ks_record_t *rec = NULL;
-  size_t n = 0;
+  size_t n = 0, r;
   unsigned int i, pos = 0;
   ks_ui_t quiet;
   char why[512];
@@ -136,16 +136,25 @@ ks_flow_load_item_servers (const ks_options_t *opt, const ks_ui_t *ui,
       if (!*r_list)
         err = gpg_error_from_syserror ();
     }
-  for (i = 0; rec && !err && i < rec->nlocations; i++)
+  /* The record of the key first, then every other record, newest
+   * first: a backup made before the settings changed is still found.  */
+  for (r = 0; rec && !err && r <= n; r++)
     {
-      err = put_at (*r_list, pos, rec->locations[i]);
-      if (!err && pos < (*r_list)->count
-          && !strcmp ((*r_list)->server[pos].url, rec->locations[i]))
-        pos++;
+      const ks_record_t *cur = !r ? rec : &recs[n - r];
+
+      if (r && cur == rec)
+        continue;
+      for (i = 0; !err && i < cur->nlocations; i++)
+        {
+          err = put_at (*r_list, pos, cur->locations[i]);
+          if (!err && pos < (*r_list)->count
+              && !strcmp ((*r_list)->server[pos].url, cur->locations[i]))
+            pos++;
+        }
     }
   if (rec && opt->verbose)
     ks_ui_infof (ui, _("asking first the %u locations of the backup"
-                       " record"), rec->nlocations);
+                       " records"), pos);
   ks_record_free_list (recs, n);
   if (err)
     {
