@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include "shardstore.h"
 
 /* All timestamps of the store are this one instant.  */
@@ -44,13 +46,37 @@ ks_shardstore_pair_is_valid (const char *s)
   return strnlen (s, 3) == 2 && ks_hex_is_lower (s, 2);
 }
 
+/* openat of PATH below DIRFD that follows no symlink on the way
+ * ("ab/cd/NAME" with "ab" a planted link must not lead out of the store:
+ * a synced folder or a stick is writable by others).  The store's root
+ * itself (DIRFD AT_FDCWD) may be reached through links, as the operator
+ * set it up.  Kernels before 5.6 lack openat2: O_NOFOLLOW then guards
+ * the last component only.  */
+static int
+open_beneath (int dirfd, const char *path, int flags, mode_t mode)
+{
+  struct open_how how;
+  int fd;
+
+  if (dirfd == AT_FDCWD)
+    return openat (dirfd, path, flags, mode);
+  memset (&how, 0, sizeof how);
+  how.flags = (uint64_t)flags;
+  how.mode = (flags & O_CREAT) ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+  fd = (int)syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+  if (fd < 0 && errno == ENOSYS)
+    fd = openat (dirfd, path, flags | O_NOFOLLOW, mode);
+  return fd;
+}
+
 int
 ks_shardstore_openat_quiet (int dirfd, const char *path, int flags)
 {
-  int fd = openat (dirfd, path, flags | O_NOATIME);
+  int fd = open_beneath (dirfd, path, flags | O_NOATIME, 0);
 
   if (fd < 0 && errno == EPERM)
-    fd = openat (dirfd, path, flags);
+    fd = open_beneath (dirfd, path, flags, 0);
   return fd;
 }
 
@@ -99,14 +125,22 @@ static gpg_error_t
 make_dir (int rootfd, const char *rel, const char *parent)
 {
   gpg_error_t err = 0;
+  const char *base = strrchr (rel, '/');
   int fd;
 
-  if (mkdirat (rootfd, rel, 0700))
-    return errno == EEXIST ? 0 : space_error (gpg_error_from_syserror ());
-  utimensat (rootfd, rel, epoch_times, AT_SYMLINK_NOFOLLOW);
-  fd = openat (rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  /* Made inside PARENT opened without following links, so a link in
+   * place of "ab" cannot take the new folder out of the store.  */
+  base = base ? base + 1 : rel;
+  fd = open_beneath (rootfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0)
     return gpg_error_from_syserror ();
+  if (mkdirat (fd, base, 0700))
+    {
+      err = errno == EEXIST ? 0 : space_error (gpg_error_from_syserror ());
+      close (fd);
+      return err;
+    }
+  utimensat (fd, base, epoch_times, AT_SYMLINK_NOFOLLOW);
   futimens (fd, epoch_times);
   if (fsync (fd))
     err = gpg_error_from_syserror ();
@@ -173,8 +207,8 @@ ks_shardstore_put_reserved (int rootfd, const char *name, const void *data,
     err = make_dir (rootfd, dirrel, top);
   if (err)
     return err;
-  dirfd = openat (rootfd, dirrel,
-                  O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  dirfd = open_beneath (rootfd, dirrel,
+                        O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, 0);
   if (dirfd < 0)
     return gpg_error_from_syserror ();
 

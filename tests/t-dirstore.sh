@@ -151,4 +151,16 @@ else
   echo "note: no tmpfs (not root): the full-disk part is not run"
 fi
 
+echo "a link planted in the store does not lead out of it"
+DL="$T_WORK/linked"; OUT="$T_WORK/outside"
+mkdir -p "$DL" "$OUT/cd"
+ln -s "$OUT" "$DL/ab"
+NL="abcd$(randname | cut -c5-)"
+head -c 512 /dev/urandom >"$T_WORK/sl"
+st=$("$TOOL" put "file://$DL" "$NL" "$T_WORK/sl" || true)
+ok "a put through a linked ab/ is refused (got '$st')" test "$st" != "status 201"
+eq "nothing was written outside the store" "$(find "$OUT" -type f | wc -l)" 0
+cp "$T_WORK/sl" "$OUT/cd/$NL"
+st=$("$TOOL" get "file://$DL" "$NL" "$T_WORK/gl" || true)
+ok "a get through a linked ab/ finds nothing (got '$st')" test "$st" != "status 200"
 t_done
