@@ -96,6 +96,8 @@ ok "the command line reads the same file the same way" ks restore --stdout \
 printf 'a\0b\n' >"$T_WORK/nulfile"
 fails "a NUL in a password file is refused, not cut" ks restore --stdout \
    --name retry --passphrase-file "$T_WORK/nulfile" $ALL
+ok "the helper checks GNUPGHOME before the long work" sh -c \
+  "printf 'RESTORE --stdout\nBYE\n' | GNUPGHOME='$T_WORK/no-home' '$HELPER' --server | grep -q '^ERR .*GnuPG home directory'"
 ok "OPTION password-tries takes a digit" sh -c \
   "printf 'OPTION password-tries=x\nBYE\n' | '$HELPER' --server | grep -q '^ERR .*password-tries'"
 t_done

@@ -8,6 +8,7 @@
  * refused at once.
  */
 #include <config.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -283,9 +284,24 @@ ks_helper_make_options (ks_session_t *s, ks_options_t *opt)
 gpg_error_t
 ks_helper_begin_command (ks_session_t *s)
 {
+  const char *home = s->defaults->opt.homedir ? s->defaults->opt.homedir
+                                               : getenv ("GNUPGHOME");
+  struct stat st;
+
   if (s->busy)
     return assuan_set_error (s->ctx, gpg_error (GPG_ERR_ASS_NESTED_COMMANDS),
                              _("another command is running"));
+  /* Before the long work, not after it: the import at the end needs
+   * the home.  Unset means GnuPG's default, which gpg creates.  */
+  if (home && *home && (stat (home, &st) || !S_ISDIR (st.st_mode)))
+    {
+      /* libassuan keeps the pointer: the session owns the text.  */
+      gpgrt_free (s->errtext);
+      s->errtext = gpgrt_bsprintf (_("the GnuPG home directory '%s' does"
+                                     " not exist"), home);
+      return assuan_set_error (s->ctx, gpg_error (GPG_ERR_ENOENT),
+                               s->errtext ? s->errtext : "");
+    }
   s->busy = 1;
   s->name_asks = 0;
   gpgrt_free (s->errtext);
