@@ -426,11 +426,13 @@ int
 main (int argc, char **argv)
 {
   gpg_error_t err;
-  ks_options_t opt;
+  /* Static: the strings the argparser read from keysafe.conf are kept
+   * for the whole run and must stay reachable until exit.  */
+  static ks_options_t opt;
   struct face face;
   ks_ui_t ui;
   const char *cmd = NULL;
-  const char *servers[KS_MAX_SERVERS_OPT + 1];
+  static const char *servers[KS_MAX_SERVERS_OPT + 1];
   int rc;
 
   gpgrt_set_strusage (ks_cli_strusage);

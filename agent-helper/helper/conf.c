@@ -93,6 +93,8 @@ ks_helper_read_conf (ks_helper_defaults_t *d, const char **servers,
   char **argv = argv0;
   int argc = 1;
   int cmdline_servers = *nservers > 0;
+  static const char *volatile kept[64];
+  static unsigned int nkept;
 
   if (!ks_settings_set_confdir (d->opt.homedir))
     return;
@@ -101,8 +103,18 @@ ks_helper_read_conf (ks_helper_defaults_t *d, const char **servers,
   pargs.argv = &argv;
   pargs.flags = ARGPARSE_FLAG_KEEP | ARGPARSE_FLAG_USER;
   while (gpgrt_argparser (&pargs, conf_opts, KS_SETTINGS_FILE))
-    if (pargs.r_opt > 0)
-      take (&pargs, &d->opt, servers, nservers, cmdline_servers);
+    {
+      /* The strings libgpg-error hands out from a file (the file's name
+       * too) are never freed: the options keep them for the whole run,
+       * and this keeps the others reachable (LeakSanitizer).  */
+      if ((pargs.r_opt == ARGPARSE_CONFFILE && pargs.r_type)
+          || (pargs.r_opt > 0
+              && (pargs.r_type & ARGPARSE_TYPE_MASK) == ARGPARSE_TYPE_STRING))
+        if (nkept < KS_DIM (kept))
+          kept[nkept++] = pargs.r.ret_str;
+      if (pargs.r_opt > 0)
+        take (&pargs, &d->opt, servers, nservers, cmdline_servers);
+    }
   gpgrt_argparse (NULL, &pargs, NULL);
   if (cmdline_servers)
     d->opt.no_records = 1;
