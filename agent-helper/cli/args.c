@@ -14,6 +14,8 @@
 #define GPGRT_ENABLE_ARGPARSE_MACROS 1
 #include "cli.h"
 
+const char *ks_cli_conf_file;
+
 enum cmd_and_opt_values
   {
     oQuiet = 'q',
@@ -241,7 +243,6 @@ ks_cli_parse_args (int *argc, char ***argv, ks_options_t *opt,
 {
   gpgrt_argparse_t pargs;
   static const char *conf_servers[KS_MAX_SERVERS_OPT + 1];
-  static const char *volatile conf_name;
   unsigned int nservers = 0, nconf = 0;
   int extra_args = 0, in_conf = 0, rc = 0;
   int have_conf;
@@ -265,10 +266,10 @@ ks_cli_parse_args (int *argc, char ***argv, ks_options_t *opt,
         {
         case ARGPARSE_CONFFILE:
           in_conf = pargs.r_type != 0;
-          /* libgpg-error hands out the file's name and never frees it;
-           * keep it reachable (LeakSanitizer), never used.  */
+          /* libgpg-error hands out the file's name and never frees
+           * it: keep it, reachable for the whole run.  */
           if (in_conf)
-            conf_name = pargs.r.ret_str;
+            ks_cli_conf_file = pargs.r.ret_str;
           if (in_conf && opt->verbose)
             gpgrt_log_info (_("reading options from '%s'\n"),
                             pargs.r.ret_str);

@@ -37,6 +37,9 @@ struct face
   ks_progress_t progress;
 };
 
+/* The settings file read (keysafe.conf), or NULL.  */
+extern const char *ks_cli_conf_file;
+
 /* The usage texts of keysafe (gpgrt_set_strusage).  */
 const char *ks_cli_strusage (int level);
 

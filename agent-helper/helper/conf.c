@@ -83,6 +83,11 @@ take (const gpgrt_argparse_t *pargs, ks_options_t *opt, const char **servers,
     }
 }
 
+/* What libgpg-error's argparser handed out from keysafe.conf: it never
+ * frees those strings, so they stay reachable for the whole run.  */
+static const char *kept[64];
+static unsigned int nkept;
+
 void
 ks_helper_read_conf (ks_helper_defaults_t *d, const char **servers,
                      unsigned int *nservers)
@@ -93,8 +98,6 @@ ks_helper_read_conf (ks_helper_defaults_t *d, const char **servers,
   char **argv = argv0;
   int argc = 1;
   int cmdline_servers = *nservers > 0;
-  static const char *volatile kept[64];
-  static unsigned int nkept;
 
   if (!ks_settings_set_confdir (d->opt.homedir))
     return;
