@@ -73,15 +73,6 @@ struct timing
 
 static const char *cli = "argon2";
 
-double
-clock_secs (clockid_t id)
-{
-  struct timespec ts;
-
-  clock_gettime (id, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static double
 tv_secs (const struct timeval *tv)
 {
@@ -134,8 +125,8 @@ run_inproc (enum impl impl, const struct set *s, struct timing *tm,
   double w0, c0;
   int rc = -1;
 
-  w0 = clock_secs (CLOCK_MONOTONIC);
-  c0 = clock_secs (CLOCK_THREAD_CPUTIME_ID);
+  w0 = bench_clock (CLOCK_MONOTONIC);
+  c0 = bench_clock (CLOCK_THREAD_CPUTIME_ID);
   if (impl == OURS)
     rc = ks_kdf_argon2id (PASS, strlen (PASS), (const uint8_t *)SALT,
                           s->t, s->m_kib, out, NULL, NULL, NULL) ? -1 : 0;
@@ -148,8 +139,8 @@ run_inproc (enum impl impl, const struct set *s, struct timing *tm,
                                  (size_t)s->m_kib * 1024,
                                  crypto_pwhash_ALG_ARGON2ID13);
 #endif
-  tm->cpu = clock_secs (CLOCK_THREAD_CPUTIME_ID) - c0;
-  tm->wall = clock_secs (CLOCK_MONOTONIC) - w0;
+  tm->cpu = bench_clock (CLOCK_THREAD_CPUTIME_ID) - c0;
+  tm->wall = bench_clock (CLOCK_MONOTONIC) - w0;
   if (rc)
     fprintf (stderr, "kdf: %s failed\n", impl_name[impl]);
   else
@@ -181,7 +172,7 @@ run_cli (const struct set *s, struct timing *tm, char *hex)
       close (in[1]);
       return -1;
     }
-  w0 = clock_secs (CLOCK_MONOTONIC);
+  w0 = bench_clock (CLOCK_MONOTONIC);
   pid = fork ();
   if (pid < 0)
     {
@@ -214,7 +205,7 @@ run_cli (const struct set *s, struct timing *tm, char *hex)
   memset (&ru, 0, sizeof ru);
   while (wait4 (pid, &status, 0, &ru) < 0 && errno == EINTR)
     ;
-  tm->wall = clock_secs (CLOCK_MONOTONIC) - w0;
+  tm->wall = bench_clock (CLOCK_MONOTONIC) - w0;
   tm->cpu = tv_secs (&ru.ru_utime) + tv_secs (&ru.ru_stime);
   buf[len] = 0;
   while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))

@@ -7,7 +7,7 @@
 #include <time.h>
 
 /* The clock ID (CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID) in seconds.  */
-double clock_secs (clockid_t id);
+#include "bench-clock.h"
 
 /* bench/kdf --memory; the exit status of the program.  */
 int bench_memory (void);

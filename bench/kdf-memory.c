@@ -32,16 +32,16 @@
 static void
 start (double *w0, double *c0)
 {
-  *w0 = clock_secs (CLOCK_MONOTONIC);
-  *c0 = clock_secs (CLOCK_THREAD_CPUTIME_ID);
+  *w0 = bench_clock (CLOCK_MONOTONIC);
+  *c0 = bench_clock (CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void
 report (const char *what, double w0, double c0)
 {
   printf ("  %-46s %6.3f s wall  %6.3f s cpu\n", what,
-          clock_secs (CLOCK_MONOTONIC) - w0,
-          clock_secs (CLOCK_THREAD_CPUTIME_ID) - c0);
+          bench_clock (CLOCK_MONOTONIC) - w0,
+          bench_clock (CLOCK_THREAD_CPUTIME_ID) - c0);
 }
 
 /* Map 1 GiB (MODE 0 plain, 1 MADV_HUGEPAGE, 2 MAP_POPULATE), write

@@ -26,15 +26,6 @@ typedef int (*pwhash_fn) (unsigned char *, unsigned long long,
                           size_t, int);
 static pwhash_fn sodium_argon2id;
 
-double
-bench_clock (clockid_t id)
-{
-  struct timespec ts;
-
-  clock_gettime (id, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static double
 cpu_now (void)
 {

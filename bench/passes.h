@@ -7,7 +7,7 @@
 #include <time.h>
 
 /* The clock ID in seconds.  */
-double bench_clock (clockid_t id);
+#include "bench-clock.h"
 
 /* Measure per-pass CPU time of libsodium and ks_argon2id and print the
  * default profile's costs; 0 when it meets its goals, 1 when not, 77
