@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # A server that sees when requests stop learns how long the puzzle took,
-# and so R (issue 9, item 3).  Two real keysafe-servers and
+# and so R.  Two real keysafe-servers and
 # t-hostile-server in record mode (it logs the wall-clock time of every
 # request) hold a backup of two objects.  keysafe's stderr is stamped
 # line by line with the wall clock; the line "solving the puzzle" is

@@ -2,7 +2,7 @@
 # t-client-locations.sh - directory locations named in keysafe.conf, no server
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# Issue 12's "done when": with no keysafe server running, a key is backed
+# With no keysafe server running, a key is backed
 # up to three directories named in $GNUPGHOME/keysafe.conf, one directory
 # is deleted, and the key comes back, from commands with no location
 # options.  Then: the backup record (keysafe list, and a restore that

@@ -196,7 +196,7 @@ read_stdin (uint8_t **r_data, size_t *r_len)
   ks_wipe (tmp, sizeof tmp);
   if (!err)
     {
-      *r_data = gcry_malloc_secure (buf->len ? buf->len : 1);
+      *r_data = ks_malloc_secure (buf->len ? buf->len : 1);
       if (!*r_data)
         err = gpg_error_from_syserror ();
       else
@@ -271,7 +271,7 @@ choose_key (ks_options_t *opt, char *fprbuf, size_t fprsize)
       if (err)
         return err;
       pick = (unsigned int)strtoul (line, NULL, 10);
-      gcry_free (line);
+      ks_free (line);
       if (pick < 1 || pick > kc.count)
         {
           gpgrt_log_error (_("no such key\n"));

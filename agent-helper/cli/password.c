@@ -22,7 +22,7 @@ read_line_secure (int fd, char **r_pw)
   ssize_t n;
 
   *r_pw = NULL;
-  pw = gcry_malloc_secure (KS_PASSWORD_MAX + 1);
+  pw = ks_malloc_secure (KS_PASSWORD_MAX + 1);
   if (!pw)
     return gpg_error_from_syserror ();
   for (;;)
@@ -152,7 +152,7 @@ ks_password_read_line_tty (const char *prompt, char **r_line)
   close (fd);
   if (err)
     return err;
-  *r_line = gcry_strdup (line);
+  *r_line = ks_strdup (line);
   ks_free_secret (line, KS_PASSWORD_MAX + 1);
   return *r_line ? 0 : gpg_error_from_syserror ();
 }

@@ -20,7 +20,7 @@ gpg_error_t ks_password_from_fd (int fd, char **r_pw);
 gpg_error_t ks_password_from_tty (const char *prompt, int confirm,
                                   char **r_pw);
 
-/* Ask for a line on /dev/tty with echo (the item name), gcry_malloc'd.  */
+/* Ask for a line on /dev/tty with echo (the item name), ks_malloc'd.  */
 gpg_error_t ks_password_read_line_tty (const char *prompt, char **r_line);
 
 #endif /* KS_PASSWORD_H */

@@ -456,7 +456,7 @@ ks_agent_get_passphrase_err (const char *homedir, const char *errtext,
       err = gpg_error (GPG_ERR_INV_PASSPHRASE);
       goto leave;
     }
-  pw = gcry_malloc_secure (buf->len + 1);
+  pw = ks_malloc_secure (buf->len + 1);
   if (!pw)
     {
       err = gpg_error_from_syserror ();

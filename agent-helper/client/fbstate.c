@@ -29,7 +29,7 @@ ks_fbstate_path (const char *home, const char *file, char **r_path)
 {
   size_t n = strlen (home) + strlen (file) + 2;
 
-  *r_path = gcry_malloc (n);
+  *r_path = ks_malloc (n);
   if (!*r_path)
     return gpg_error_from_syserror ();
   snprintf (*r_path, n, "%s/%s", home, file);
@@ -58,7 +58,7 @@ write_atomic (const char *home, const char *file, const char *text)
   iov.iov_base = (void *)text;
   iov.iov_len = strlen (text);
   err = ks_file_write_atomic (path, &iov, 1);
-  gcry_free (path);
+  ks_free (path);
   return err;
 }
 
@@ -84,7 +84,7 @@ ks_fbstate_lock (const char *home, int *r_fd)
     }
   else
     *r_fd = fd;
-  gcry_free (path);
+  ks_free (path);
   return err;
 }
 
@@ -123,7 +123,7 @@ ks_fbstate_queue_names (const char *homedir, ks_fbnames_t *s)
     return err;
   if (nq)
     {
-      s->name = gcry_calloc (nq, sizeof *s->name);
+      s->name = ks_calloc (nq, sizeof *s->name);
       if (!s->name)
         {
           err = gpg_error_from_syserror ();
@@ -150,7 +150,7 @@ ks_fbstate_names_added (const ks_fbnames_t *before,
   added->count = 0;
   if (!after->count)
     return 0;
-  added->name = gcry_calloc (after->count, sizeof *added->name);
+  added->name = ks_calloc (after->count, sizeof *added->name);
   if (!added->name)
     return gpg_error_from_syserror ();
   for (i = 0; i < after->count; i++)
@@ -242,7 +242,7 @@ ks_fbstate_write_pending (const char *home, const char *fpr,
     return gpg_error (GPG_ERR_TOO_LARGE);
   size = 512 + strlen (fpr) + strlen (profile)
     + newq->count * (KS_NAME_HEX_LEN + 8);
-  text = gcry_malloc (size);
+  text = ks_malloc (size);
   if (!text)
     return gpg_error_from_syserror ();
   p = text;
@@ -251,7 +251,7 @@ ks_fbstate_write_pending (const char *home, const char *fpr,
   for (i = 0; i < newq->count; i++)
     p += snprintf (p, size - (p - text), "shard %s\n", newq->name[i]);
   err = write_atomic (home, KS_FBSTATE_PENDING, text);
-  gcry_free (text);
+  ks_free (text);
   return err;
 }
 

@@ -47,7 +47,7 @@ typedef struct ks_fbpending
   ks_fbnames_t names;
 } ks_fbpending_t;
 
-/* HOME/FILE into *R_PATH (gcry_malloc'd).  */
+/* HOME/FILE into *R_PATH (ks_malloc'd).  */
 gpg_error_t ks_fbstate_path (const char *home, const char *file,
                              char **r_path);
 

@@ -69,7 +69,7 @@ note_pair (ks_fetch_t *f, const ks_xfer_t *x)
     }
   if (!(f->npairs % 16))
     {
-      ks_fetch_pair_t *n = gcry_realloc (f->pairs, (f->npairs + 16)
+      ks_fetch_pair_t *n = ks_realloc (f->pairs, (f->npairs + 16)
                                          * sizeof *n);
       if (!n)
         return gpg_error_from_syserror ();
@@ -134,7 +134,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   ks_xfer_t *x = NULL;
   size_t nx = 0;
 
-  gcry_free (f->pairs);
+  ks_free (f->pairs);
   memset (f, 0, sizeof *f);
   f->rec = rec;
   f->list = list;
@@ -155,7 +155,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
     f->maxshare = KS_SHAMIR_MAX_SHARES;
 
   /* Round 1: server I, share I, for the first N servers.  */
-  x = gcry_calloc (f->nfirst ? f->nfirst : 1, sizeof *x);
+  x = ks_calloc (f->nfirst ? f->nfirst : 1, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
   for (s = 0; s < f->nfirst && !err; s++)
@@ -163,7 +163,7 @@ ks_fetch_chunk0 (const ks_options_t *opt, const ks_ui_t *ui,
   if (!err)
     err = run_round (opt, ui, f, x, nx);
   ks_transport_release (x, nx);
-  gcry_free (x);
+  ks_free (x);
   if (err)
     return err;
   f->found = ks_recover_shard_count (rec, 0);
@@ -188,7 +188,7 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
   f->more_done = 1;
   if (nsrv > KS_DIM (f->state))
     nsrv = KS_DIM (f->state);
-  x = gcry_calloc ((size_t)f->maxshare * nsrv + 1, sizeof *x);
+  x = ks_calloc ((size_t)f->maxshare * nsrv + 1, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
   /* Every share index from every location that was not asked for it
@@ -210,7 +210,7 @@ ks_fetch_more (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f,
       err = run_round (opt, ui, f, x, nx);
       ks_transport_release (x, nx);
     }
-  gcry_free (x);
+  ks_free (x);
   f->found = ks_recover_shard_count (f->rec, 0);
   if (r_new)
     *r_new = f->found - before;
@@ -231,7 +231,7 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
   f->rest_done = 1;
   if (!f->npairs)
     return 0;
-  x = gcry_calloc (f->npairs, sizeof *x);
+  x = ks_calloc (f->npairs, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
   /* One round per chunk: a location that gave chunk J-1 is asked for
@@ -247,7 +247,7 @@ ks_fetch_rest (const ks_options_t *opt, const ks_ui_t *ui, ks_fetch_t *f)
         err = run_round (opt, ui, f, x, nx);
       ks_transport_release (x, nx);
     }
-  gcry_free (x);
+  ks_free (x);
   return err;
 }
 
@@ -270,12 +270,12 @@ ks_fetch_result_init (const ks_serverlist_t *list, ks_fetch_result_t *r)
 
   r->nloc = list->count < KS_FETCH_MAX_SERVERS ? list->count
                                                : KS_FETCH_MAX_SERVERS;
-  r->loc = gcry_calloc (r->nloc ? r->nloc : 1, sizeof *r->loc);
+  r->loc = ks_calloc (r->nloc ? r->nloc : 1, sizeof *r->loc);
   if (!r->loc)
     return gpg_error_from_syserror ();
   for (s = 0; s < r->nloc; s++)
     {
-      r->loc[s].url = gcry_strdup (list->server[s].url);
+      r->loc[s].url = ks_strdup (list->server[s].url);
       if (!r->loc[s].url)
         return gpg_error_from_syserror ();
     }
@@ -302,10 +302,10 @@ ks_fetch_result_release (ks_fetch_result_t *r)
   if (!r)
     return;
   for (s = 0; r->loc && s < r->nloc; s++)
-    gcry_free (r->loc[s].url);
-  gcry_free (r->loc);
-  gcry_free (r->name);
-  gcry_free (r->fpr);
+    ks_free (r->loc[s].url);
+  ks_free (r->loc);
+  ks_free (r->name);
+  ks_free (r->fpr);
   memset (r, 0, sizeof *r);
 }
 
@@ -379,7 +379,7 @@ ks_flow_begin_item (const ks_options_t *opt, const ks_ui_t *ui,
     err = ks_fetch_result_init (item->list, r);
   if (err)
     return err;
-  item->f = gcry_calloc (1, sizeof *item->f);
+  item->f = ks_calloc (1, sizeof *item->f);
   return item->f ? 0 : gpg_error_from_syserror ();
 }
 
@@ -389,9 +389,9 @@ ks_flow_end_item (ks_item_t *item)
   if (item->f)
     {
       ks_recover_free (item->f->rec);
-      gcry_free (item->f->pairs);
+      ks_free (item->f->pairs);
     }
-  gcry_free (item->f);
+  ks_free (item->f);
   ks_serverlist_free (item->list);
   memset (item, 0, sizeof *item);
 }

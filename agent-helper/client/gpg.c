@@ -118,7 +118,7 @@ ks_gpg_export_secret (const char *homedir, const char *keyid,
       err = gpg_error (GPG_ERR_NO_SECKEY);
       goto leave;
     }
-  *r_data = gcry_malloc_secure (buf->len);
+  *r_data = ks_malloc_secure (buf->len);
   if (!*r_data)
     {
       err = gpg_error_from_syserror ();
@@ -128,7 +128,7 @@ ks_gpg_export_secret (const char *homedir, const char *keyid,
   *r_len = buf->len;
   if (r_fpr)
     {
-      *r_fpr = gcry_strdup (key->fpr);
+      *r_fpr = ks_strdup (key->fpr);
       if (!*r_fpr)
         {
           err = gpg_error_from_syserror ();
@@ -179,7 +179,7 @@ ks_gpg_import (const char *homedir, const uint8_t *data, size_t len,
   for (st = res->imports; st; st = st->next)
     if (!st->result && st->fpr)
       {
-        *r_fpr = gcry_strdup (st->fpr);
+        *r_fpr = ks_strdup (st->fpr);
         if (!*r_fpr)
           err = gpg_error_from_syserror ();
         break;
@@ -304,7 +304,7 @@ ks_gpg_homedir (const char *homedir, char **r_dir)
       if (!s)
         return gpg_error (GPG_ERR_NOT_FOUND);
     }
-  *r_dir = gcry_strdup (s);
+  *r_dir = ks_strdup (s);
   return *r_dir ? 0 : gpg_error_from_syserror ();
 }
 

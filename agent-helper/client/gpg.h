@@ -9,13 +9,13 @@
 /* Export the secret key KEYID, minimal (third-party signatures dropped),
  * into secure memory (*R_DATA, *R_LEN; free with ks_free_secret).
  * GPG_ERR_NO_SECKEY when nothing matched.  R_FPR (may be NULL) gets the
- * fingerprint of the key, gcry_malloc'd.  */
+ * fingerprint of the key, ks_malloc'd.  */
 gpg_error_t ks_gpg_export_secret (const char *homedir, const char *keyid,
                                   uint8_t **r_data, size_t *r_len,
                                   char **r_fpr);
 
 /* Import DATA; *R_FPR gets the fingerprint of the first imported key
- * (gcry_malloc'd).  GPG_ERR_NO_SECKEY when no secret key was in it.  */
+ * (ks_malloc'd).  GPG_ERR_NO_SECKEY when no secret key was in it.  */
 gpg_error_t ks_gpg_import (const char *homedir, const uint8_t *data,
                            size_t len, char **r_fpr);
 
@@ -33,7 +33,7 @@ gpg_error_t ks_gpg_resolve_secret (const char *homedir, const char *keyid,
 gpg_error_t ks_gpg_create_key (const char *homedir, const char *userid,
                                int no_protection, char *fpr, size_t fprsize);
 
-/* The GnuPG home directory in use (gcry_malloc'd).  */
+/* The GnuPG home directory in use (ks_malloc'd).  */
 gpg_error_t ks_gpg_homedir (const char *homedir, char **r_dir);
 
 /* Bytes of a buffer for a canonical key id: a v5 fingerprint + NUL.  */

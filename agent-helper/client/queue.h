@@ -65,7 +65,7 @@ void ks_queue_list_free (ks_queue_entry_t *list, size_t count);
 gpg_error_t ks_queue_drop (const char *homedir, const char *name);
 
 /* `upload-queued` (queue-send.c); with R_SENT, the names of the shards
- * a server now holds (gcry_malloc'd, *R_NSENT of them).  */
+ * a server now holds (ks_malloc'd, *R_NSENT of them).  */
 gpg_error_t ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
                            char (**r_sent)[KS_NAME_HEX_LEN + 1],
                            size_t *r_nsent);

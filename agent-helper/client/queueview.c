@@ -142,13 +142,13 @@ queue_report (const ks_options_t *opt, const ks_ui_t *ui, int listing,
     ks_ui_errorf (ui, _("the upload queue is empty"));
   else if (n)
     {
-      locs = gcry_calloc (n, sizeof *locs);
+      locs = ks_calloc (n, sizeof *locs);
       if (!locs)
         err = gpg_error_from_syserror ();
       nloc = locs ? group (q, n, locs) : 0;
       for (i = 0; i < nloc; i++)
         tell_location (ui, &locs[i], listing);
-      gcry_free (locs);
+      ks_free (locs);
     }
   ks_queue_list_free (q, n);
   return err;

@@ -259,7 +259,7 @@ records_dir (const char *homedir, int make, char **r_dir)
     }
   gpgrt_free (top);
   gpgrt_free (dir);
-  gcry_free (home);
+  ks_free (home);
   return err;
 }
 

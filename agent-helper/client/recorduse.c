@@ -76,12 +76,12 @@ put_at (ks_serverlist_t *list, unsigned int pos, const char *url)
     return 0;                   /* listed twice in the record */
   if (i == list->count)
     {
-      n = gcry_realloc (list->server, (list->count + 1) * sizeof *n);
+      n = ks_realloc (list->server, (list->count + 1) * sizeof *n);
       if (!n)
         return gpg_error_from_syserror ();
       list->server = n;
       memset (&list->server[i], 0, sizeof list->server[i]);
-      list->server[i].url = gcry_strdup (url);
+      list->server[i].url = ks_strdup (url);
       if (!list->server[i].url)
         return gpg_error_from_syserror ();
       list->server[i].category = KS_SERVER_USER;
@@ -132,7 +132,7 @@ ks_flow_load_item_servers (const ks_options_t *opt, const ks_ui_t *ui,
       if (gpg_err_code (err) != GPG_ERR_NO_DATA)
         ks_ui_infof (ui, "%s", why);
       err = 0;
-      *r_list = gcry_calloc (1, sizeof **r_list);
+      *r_list = ks_calloc (1, sizeof **r_list);
       if (!*r_list)
         err = gpg_error_from_syserror ();
     }

@@ -55,12 +55,12 @@ ks_serverlist_free (ks_serverlist_t *list)
     return;
   for (i = 0; i < list->count; i++)
     {
-      gcry_free (list->server[i].url);
-      gcry_free (list->server[i].id);
-      gcry_free (list->server[i].label);
+      ks_free (list->server[i].url);
+      ks_free (list->server[i].id);
+      ks_free (list->server[i].label);
     }
-  gcry_free (list->server);
-  gcry_free (list);
+  ks_free (list->server);
+  ks_free (list);
 }
 
 /* A URL is usable when it is http or https with a host; the check is
@@ -94,7 +94,7 @@ add_server (ks_serverlist_t *list, const char *url, size_t urllen,
     return gpg_error (GPG_ERR_TOO_LARGE);
   if (!(list->count % 16))
     {
-      ks_server_t *n = gcry_realloc (list->server,
+      ks_server_t *n = ks_realloc (list->server,
                                      (list->count + 16) * sizeof *n);
       if (!n)
         return gpg_error_from_syserror ();
@@ -104,30 +104,30 @@ add_server (ks_serverlist_t *list, const char *url, size_t urllen,
     urllen--;
   s = &list->server[list->count];
   memset (s, 0, sizeof *s);
-  s->url = gcry_malloc (urllen + 1);
+  s->url = ks_malloc (urllen + 1);
   if (!s->url)
     return gpg_error_from_syserror ();
   memcpy (s->url, url, urllen);
   s->url[urllen] = 0;
   if (id)
     {
-      s->id = gcry_strdup (id);
+      s->id = ks_strdup (id);
       err = s->id ? 0 : gpg_error_from_syserror ();
     }
   else
     err = ks_location_canon_id (s->url, &s->id);
   if (err)
     {
-      gcry_free (s->url);
+      ks_free (s->url);
       return err;
     }
   if (label && *label)
     {
-      s->label = gcry_strdup (label);
+      s->label = ks_strdup (label);
       if (!s->label)
         {
-          gcry_free (s->url);
-          gcry_free (s->id);
+          ks_free (s->url);
+          ks_free (s->id);
           return gpg_error_from_syserror ();
         }
     }
@@ -288,7 +288,7 @@ ks_serverlist_load (const char **urls, const char *file,
   const char *fname;
 
   *r_list = NULL;
-  list = gcry_calloc (1, sizeof *list);
+  list = ks_calloc (1, sizeof *list);
   if (!list)
     return gpg_error_from_syserror ();
 

@@ -21,9 +21,9 @@
 
 struct assuan_malloc_hooks ks_helper_secure_hooks =
   {
-    gcry_malloc_secure,
-    gcry_realloc,
-    gcry_free
+    ks_malloc_secure,
+    ks_realloc,
+    ks_free
   };
 
 /* Progress lines of one step are sent at most this often, plus the
