@@ -21,6 +21,11 @@ typedef struct ks_shardset
   size_t shard_len;
   char (*names)[KS_NAME_HEX_LEN + 1];
   uint8_t **shards;
+  /* What a restore would ask location S for chunk 0: share I (1..N) at
+   * [S * N + I - 1], N_{I,0}@ID_S.  The probe before an upload asks
+   * these, so a backup under the same name finds the old one even when
+   * the location list changed order (protocol.md section 8).  */
+  char (*probe_names)[KS_NAME_HEX_LEN + 1];
 } ks_shardset_t;
 
 /* Encrypt and split SECRET for item NAME under PASSWORD.  KEYID may be

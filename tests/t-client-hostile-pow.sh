@@ -8,7 +8,11 @@
 # gets a difficulty-32 challenge.  protocol.md section 12 caps what a
 # client pays (24 bits for a GET): the restore must refuse the challenge
 # without solving it, succeed on the honest pair well within 15 s, and
-# name the greedy server and its difficulty.
+# name the greedy server and its difficulty.  Then the user's cap
+# (--pow-cap) and the budget of one operation: with a cap of 12 bits a
+# location is paid at most 2^15 hashes in one restore, eight challenges
+# of 12 bits; a greedy server asking 12 bits for every request (and
+# never accepting the proof) gets those eight and no more.
 
 . "${srcdir:-.}/t-client-hostile-lib.sh"
 
@@ -33,5 +37,32 @@ grep_in "the greedy server is named" \
   "$T_WORK/ks.err"
 n=$(grep -c ' 403$' "$HOSTILE_LOG" || true)
 ok "the greedy server was asked at most once per name ($n)" test "$n" -le 3
+
+# The user's cap: 16 bits asked, 12 allowed.
+hostile_stop
+hostile_start greedy --listen "127.0.0.1:$H_PORT" --difficulty 16
+ok "restore with --pow-cap 12 beside a 16-bit server" ks --pow-cap 12 \
+   restore --stdout --name greedy --password-fd 3 $ALL
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+grep_in "the user's cap is named" \
+  "the server asks too much proof of work (difficulty 16, the limit is 12)" \
+  "$T_WORK/ks.err"
+
+# The budget: 12 bits asked for every request, three share names asked
+# of it, three rounds each: nine challenges, the ninth past the budget.
+hostile_stop
+hostile_start greedy --listen "127.0.0.1:$H_PORT" --difficulty 12
+ok "restore with --pow-cap 12 beside a 12-bit server that never accepts" \
+   ks --pow-cap 12 restore --stdout --name greedy --password-fd 3 $ALL
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+grep_in "the budget is named" \
+  "asks more proof of work than one operation allows" "$T_WORK/ks.err"
+# Every 403 is a challenge: three first asks, then one more after each
+# proof paid; without the budget there would be 3 + 9 = 12.
+n=$(grep -c ' 403$' "$HOSTILE_LOG" || true)
+eq "eight proofs were paid, the ninth refused ($n challenges)" "$n" 11
+fails "--pow-cap 41 is refused" ks --pow-cap 41 restore --stdout \
+   --name greedy --password-fd 3 $ALL
+grep_in "it says why" "pow-cap takes 1 to 40 bits" "$T_WORK/ks.err"
 
 t_done

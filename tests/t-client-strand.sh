@@ -2,26 +2,29 @@
 # t-client-strand.sh - backups that never strand
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# A server that answers 409 to every PUT and holds nothing: the backup
-# ends on the others, restorable, and says which server refused.  Two
+# A server that answers 409 to every PUT and holds nothing, and one that
+# claims every name: the backup ends on the others, restorable, and says
+# which server refused; a name is taken only when k locations hold it.  Two
 # of three servers down: the upload queue keeps at most k-1 shards of
 # an object (one server's), and the backup says it is not restorable.
 # A backup killed (SIGKILL) at many moments: `upload-queued` finishes
 # it and it restores, or nothing of it reached a server.
 
 . "${srcdir:-.}/t-client-lib.sh"
-HOSTILE="$top_builddir/tests/t-hostile-store"
+HOSTILE="$top_builddir/tests/t-hostile-server"
 [ -x "$HOSTILE" ] || { echo "ERROR: no $HOSTILE"; exit 99; }
 
 servers 3
 gpg_home
 QDIR="$GNUPGHOME/keysafe-queue"
 
-# liar N: start a lying server, its URL in HURL_N (two are told apart:
-# protocol 2 binds names to distinct locations).
+# liar N [MODE]: start a lying t-hostile-server (MODE conflict unless
+# given), its URL in HURL_N (two are told apart: protocol 2 binds names
+# to distinct locations).
 liar ()
 {
-  "$HOSTILE" "$T_WORK/port.h$1" 409 2>>"$T_WORK/server-h.log" &
+  "$HOSTILE" --mode "${2:-conflict}" --port-file "$T_WORK/port.h$1" \
+    --log "$T_WORK/server-h.log" 2>>"$T_WORK/server-h.log" &
   local pid=$!
   T_PIDS="$T_PIDS $pid"
   t_wait_for "$pid" test -s "$T_WORK/port.h$1" \
@@ -58,6 +61,27 @@ fails "backup with two liars fails" ks backup --gpgkeyid "$FPR" \
    --server "$URL_1"
 grep_in "says it failed" "FAILED" "$T_WORK/ks.err"
 eq "nothing queued" "$(qcount)" 0
+
+# A server that claims every name (200 to every GET, 409 to every PUT)
+# cannot make a name look taken on its own: one of three holding
+# locations is fewer than k.  The backup ends on the other two.
+liar 3 claim
+ok "backup with a server claiming every name" ks backup \
+   --gpgkeyid "$FPR" --name claimed --password-fd 3 \
+   --server "$URL_1" --server "$HURL_3" --server "$URL_2"
+grep_in "names the claiming server" "server 2 .*refused" "$T_WORK/ks.err"
+grep_in "says it is restorable" "restorable now" "$T_WORK/ks.err"
+ok "it restores past the claimed junk" ks restore --stdout --name claimed \
+   --password-fd 3 --server "$URL_1" --server "$HURL_3" --server "$URL_2"
+eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+# A name that k locations hold is taken, in whatever order they are
+# listed: the probe asks every location for every share of chunk 0.
+ok "a backup on 1, 2, 3" ks backup --gpgkeyid "$FPR" --name ordered \
+   --password-fd 3 --server "$URL_1" --server "$URL_2" --server "$URL_3"
+fails "the same name on 3, 1, 2 is taken" ks backup --gpgkeyid "$FPR" \
+   --name ordered --password-fd 3 --server "$URL_3" --server "$URL_1" \
+   --server "$URL_2"
+grep_in "it says taken" "is taken" "$T_WORK/ks.err"
 
 # 2. Two of three servers down: at most k-1 = 1 shard of an object.
 srv_stop 2

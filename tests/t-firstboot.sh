@@ -256,7 +256,8 @@ eq "no key was created" "$(seckeys)" 2
 # backup is not restorable, on the first run and on the next.
 fresh_home
 pinentry_setup "$PW"
-"$top_builddir/tests/t-hostile-store" "$T_WORK/port.fbh" 409 \
+"$top_builddir/tests/t-hostile-server" --mode conflict \
+  --port-file "$T_WORK/port.fbh" --log "$T_WORK/server-h.log" \
   2>>"$T_WORK/server-h.log" &
 LPID=$!
 T_PIDS="$T_PIDS $LPID"

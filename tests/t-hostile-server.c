@@ -22,6 +22,8 @@
  *   wrong     stores PUTs like record, but a GET of a stored name
  *             answers bytes of the same length with every bit flipped
  *             (a lying server), and 404 for the others.
+ *   claim     claims every name: every GET answers 200 with 512 bytes
+ *             of junk (the test profile's object size), every PUT 409.
  *
  * The log (--log, default stderr) gets one line per shard request, as it
  * arrives:  MS METHOD NAME STATUS  with MS the wall clock in
@@ -51,7 +53,10 @@
 /* T || D || Q || M of protocol.md section 12.  */
 #define CHALLENGE_LEN 41
 
-enum mode { M_RECORD, M_GREEDY, M_CONFLICT, M_STALL, M_WRONG };
+enum mode { M_RECORD, M_GREEDY, M_CONFLICT, M_STALL, M_WRONG, M_CLAIM };
+
+/* What a claim-mode GET answers (the test profile's object size).  */
+#define CLAIM_LEN 512
 
 struct shard
 {
@@ -163,7 +168,7 @@ do_put (const char *name, struct request *req)
   struct shard *s;
   unsigned int status;
 
-  if (mode == M_CONFLICT)
+  if (mode == M_CONFLICT || mode == M_CLAIM)
     return 409;
   pthread_mutex_lock (&lock);
   if (find_shard (name))
@@ -191,6 +196,15 @@ do_get (struct MHD_Connection *conn, const char *name)
   size_t len = 0, i;
   enum MHD_Result ret;
 
+  if (mode == M_CLAIM)
+    {
+      static uint8_t junk[CLAIM_LEN];
+
+      memset (junk, 0x5a, sizeof junk);
+      log_request ("GET", name, 200);
+      return reply (conn, 200, junk, sizeof junk,
+                    "application/octet-stream", NULL);
+    }
   pthread_mutex_lock (&lock);
   s = mode == M_CONFLICT ? NULL : find_shard (name);
   if (s)
@@ -334,7 +348,7 @@ static int
 parse_mode (const char *s)
 {
   static const char *names[] = { "record", "greedy", "conflict", "stall",
-                                 "wrong" };
+                                 "wrong", "claim" };
   unsigned int i;
 
   for (i = 0; i < KS_DIM (names); i++)
@@ -350,7 +364,7 @@ static int
 usage (void)
 {
   fprintf (stderr, "usage: t-hostile-server --mode record|greedy|conflict|"
-           "stall|wrong --port-file FILE [--log FILE]\n"
+           "stall|wrong|claim --port-file FILE [--log FILE]\n"
            "       [--listen 127.0.0.1:PORT] [--difficulty D]"
            " [--stall-seconds S]\n");
   return 99;

@@ -43,6 +43,7 @@ enum cmd_and_opt_values
     oThreads,
     oTimeout,
     oConnectTimeout,
+    oPowCap,
     oUserId,
     oNoProtection,
     oDrop,
@@ -105,6 +106,8 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_u (oTimeout, "timeout", N_("|SEC|time limit per request")),
     ARGPARSE_s_u (oConnectTimeout, "connect-timeout",
                   N_("|SEC|time limit to connect")),
+    ARGPARSE_s_u (oPowCap, "pow-cap",
+                  N_("|BITS|pay at most BITS of proof of work per request")),
     ARGPARSE_s_s (oUserId, "userid", N_("|USERID|firstboot: the user ID of"
                                         " a new key")),
     ARGPARSE_s_n (oNoProtection, "no-protection",
@@ -223,6 +226,15 @@ take_option (gpgrt_argparse_t *pargs, ks_options_t *opt, struct face *face)
     case oThreads: opt->threads = pargs->r.ret_ulong; break;
     case oTimeout: opt->timeout = pargs->r.ret_ulong; break;
     case oConnectTimeout: opt->connect_timeout = pargs->r.ret_ulong; break;
+    case oPowCap:
+      if (pargs->r.ret_ulong < 1 || pargs->r.ret_ulong > KS_POW_CAP_MAX)
+        {
+          gpgrt_log_error (_("--pow-cap takes 1 to %u bits\n"),
+                           (unsigned int)KS_POW_CAP_MAX);
+          return -1;
+        }
+      opt->pow_cap = pargs->r.ret_ulong;
+      break;
     case oUserId: opt->userid = pargs->r.ret_str; break;
     case oNoProtection: opt->no_protection = 1; break;
     case oDrop: face->drop = pargs->r.ret_str; break;

@@ -167,12 +167,12 @@ ask_other_name (const ks_options_t *opt, const ks_ui_t *ui,
     err = gpg_error (GPG_ERR_CANCELED);
   if (err)
     {
-      gcry_free (nn);
+      ks_free (nn);
       ks_ui_errorf (ui, _("the name '%s' is taken; no other name"
                           " given"), *io_name);
       return err;
     }
-  gcry_free (*io_name);
+  ks_free (*io_name);
   *io_name = nn;
   return 0;
 }
@@ -196,7 +196,9 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   const char *keyid = NULL;
   ks_shardset_t *set = NULL;
   int taken = 0;
+  ks_op_t op;
 
+  opt = ks_op_begin (&op, opt);
   memset (r, 0, sizeof *r);
   err = ks_flow_profile (opt, ui, &profile);
   if (err)
@@ -273,9 +275,10 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   ks_shardset_free (set);
   if (pw)
     ks_free_secret (pw, strlen (pw));
-  gcry_free (fpr);
+  ks_free (fpr);
   ks_free_secret (own, ownlen);
   ks_serverlist_free (list);
+  ks_op_end (&op);
   return err;
 }
 
@@ -287,9 +290,9 @@ ks_backup_result_release (ks_backup_result_t *r)
   if (!r)
     return;
   for (i = 0; i < KS_DIM (r->loc); i++)
-    gcry_free (r->loc[i].url);
-  gcry_free (r->name);
-  gcry_free (r->queued);
-  gcry_free (r->queue_dir);
+    ks_free (r->loc[i].url);
+  ks_free (r->name);
+  ks_free (r->queued);
+  ks_free (r->queue_dir);
   memset (r, 0, sizeof *r);
 }

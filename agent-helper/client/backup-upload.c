@@ -17,31 +17,35 @@ ks_backup_probe (const ks_options_t *opt, const ks_ui_t *ui,
   gpg_error_t err;
   ks_transport_cfg_t cfg;
   ks_xfer_t *x;
-  size_t nx = (size_t)set->nchunks * set->n, idx;
-  unsigned int i;
+  size_t nx = (size_t)set->n * set->n, idx;
+  unsigned int s, holding = 0;
+  int holds[KS_SHAMIR_MAX_SHARES] = { 0 };
 
   *r_taken = 0;
-  for (i = 0; i < set->n; i++)
-    r_down[i] = 0;
-  x = gcry_calloc (nx, sizeof *x);
+  for (s = 0; s < set->n; s++)
+    r_down[s] = 0;
+  x = ks_calloc (nx, sizeof *x);
   if (!x)
     return gpg_error_from_syserror ();
   for (idx = 0; idx < nx; idx++)
     {
-      i = idx % set->n;
-      ks_xfer_set (&x[idx], KS_HTTP_GET, servers[i]->url, set->names[idx],
-                   i, i + 1, idx / set->n);
+      s = idx / set->n;
+      ks_xfer_set (&x[idx], KS_HTTP_GET, servers[s]->url,
+                   set->probe_names[idx], s, idx % set->n + 1, 0);
       x[idx].maxresp = set->shard_len + 1;
     }
   ks_flow_transport_cfg (opt, ui, &cfg);
   err = ks_transport_run (&cfg, x, nx);
   for (idx = 0; !err && idx < nx; idx++)
     if (!x[idx].err && x[idx].status == 200)
-      *r_taken = 1;
+      holds[x[idx].server] = 1;
     else if (x[idx].err || x[idx].status != 404)
       r_down[x[idx].server] = 1;
+  for (s = 0; s < set->n; s++)
+    holding += holds[s];
+  *r_taken = holding >= set->k;
   ks_transport_release (x, nx);
-  gcry_free (x);
+  ks_free (x);
   return err;
 }
 
@@ -71,9 +75,9 @@ put_shards (const ks_options_t *opt, const ks_ui_t *ui,
 
   if (!m)
     return 0;
-  x = gcry_calloc (m, sizeof *x);
-  g = gcry_calloc (m, sizeof *g);
-  map = gcry_calloc (m, sizeof *map);
+  x = ks_calloc (m, sizeof *x);
+  g = ks_calloc (m, sizeof *g);
+  map = ks_calloc (m, sizeof *map);
   if (!x || !g || !map)
     {
       err = gpg_error_from_syserror ();
@@ -129,9 +133,9 @@ put_shards (const ks_options_t *opt, const ks_ui_t *ui,
  leave:
   ks_transport_release (x, m);
   ks_transport_release (g, ng);
-  gcry_free (x);
-  gcry_free (g);
-  gcry_free (map);
+  ks_free (x);
+  ks_free (g);
+  ks_free (map);
   return err;
 }
 
@@ -208,7 +212,7 @@ summarize (const ks_options_t *opt, const ks_shardset_t *set,
     { KS_BACKUP_UNSENT, KS_BACKUP_STORED, KS_BACKUP_QUEUED,
       KS_BACKUP_REFUSED, KS_BACKUP_LOST };
 
-  r->queued = gcry_calloc (nx ? nx : 1, sizeof *r->queued);
+  r->queued = ks_calloc (nx ? nx : 1, sizeof *r->queued);
   if (!r->queued)
     return gpg_error_from_syserror ();
   for (i = 0; i < set->n; i++)
@@ -224,7 +228,7 @@ summarize (const ks_options_t *opt, const ks_shardset_t *set,
     }
   for (i = 0; i < set->n; i++)
     {
-      r->loc[i].url = gcry_strdup (servers[i]->url);
+      r->loc[i].url = ks_strdup (servers[i]->url);
       if (!r->loc[i].url)
         return gpg_error_from_syserror ();
       r->outcome[i] = out[worst[i]];
@@ -284,8 +288,8 @@ ks_backup_send (const ks_options_t *opt, const ks_ui_t *ui,
   uint32_t j;
   int hopeless = 0;
 
-  st = gcry_calloc (nx, sizeof *st);
-  which = gcry_calloc (nx, sizeof *which);
+  st = ks_calloc (nx, sizeof *st);
+  which = ks_calloc (nx, sizeof *which);
   if (!st || !which)
     {
       err = gpg_error_from_syserror ();
@@ -334,7 +338,7 @@ ks_backup_send (const ks_options_t *opt, const ks_ui_t *ui,
     err = gpg_error (r->later ? GPG_ERR_TRY_LATER : GPG_ERR_UNFINISHED);
 
  leave:
-  gcry_free (st);
-  gcry_free (which);
+  ks_free (st);
+  ks_free (which);
   return err;
 }

@@ -14,9 +14,12 @@
 
 #include "flowutil.h"
 
-/* Probe the names of SET on SERVERS.  *R_TAKEN is set when a server
- * already holds one; R_DOWN[i] when server i did not answer the
- * probe.  */
+/* Probe SERVERS for the names of chunk 0 that a restore of SET would
+ * ask them (SET->probe_names).  *R_TAKEN is set when K or more of them
+ * already hold one: a backup exists under the name.  Fewer prove
+ * nothing (one lying server could claim every name) and the upload
+ * goes on; such a server answers 409 and is checked then.  R_DOWN[i]
+ * is set when server i did not answer the probe.  */
 gpg_error_t ks_backup_probe (const ks_options_t *opt, const ks_ui_t *ui,
                              const ks_shardset_t *set,
                              const ks_server_t **servers, int *r_taken,

@@ -88,7 +88,9 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
   ks_item_t item;
   ks_fetch_t *f;
   unsigned int i, n;
+  ks_op_t op;
 
+  opt = ks_op_begin (&op, opt);
   err = ks_flow_begin_item (opt, ui, _("Name of the backup to check"),
                             &item, r);
   if (err)
@@ -140,5 +142,6 @@ ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
   if (pw)
     ks_free_secret (pw, strlen (pw));
   ks_flow_end_item (&item);
+  ks_op_end (&op);
   return err;
 }

@@ -89,7 +89,7 @@ fb_get_password (void *arg, const char *prompt, int confirm, char **r_pw)
 /* The name through the agent (GET_PASSPHRASE with a prompt of its own,
  * asked twice so that a typo does not lose the backup); the caller's
  * own way only when there is no agent or no pinentry.  The name lands
- * in secure memory, which gcry_free wipes: it is half of what opens the
+ * in secure memory, which ks_free wipes: it is half of what opens the
  * backup.  */
 static gpg_error_t
 fb_get_name (void *arg, const char *prompt, char **r_name)
@@ -279,7 +279,7 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
     unlink (path);
 
  leave:
-  gcry_free (sent);
+  ks_free (sent);
   ks_fbstate_names_release (&pd.names);
   return err;
 }
@@ -478,7 +478,9 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
                    .get_password = fb_get_password };
   char fpr[KS_FBSTATE_FPR_SIZE];
   int created = 0, fresh, lockfd = -1;
+  ks_op_t op;
 
+  opt = ks_op_begin (&op, opt);
   memset (r, 0, sizeof *r);
 
   err = ks_gpg_homedir (opt->homedir, &home);
@@ -517,8 +519,9 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
  leave:
   if (lockfd >= 0)
     close (lockfd);   /* releases the lock */
-  gcry_free (home);
-  gcry_free (marker);
-  gcry_free (pending);
+  ks_free (home);
+  ks_free (marker);
+  ks_free (pending);
+  ks_op_end (&op);
   return err;
 }

@@ -58,9 +58,27 @@ ks_flow_transport_cfg (const ks_options_t *opt, const ks_ui_t *ui,
   cfg->no_tor = opt->no_tor;
   cfg->timeout = opt->timeout;
   cfg->connect_timeout = opt->connect_timeout;
+  cfg->pow_cap = opt->pow_cap;
+  cfg->pow_budget = opt->pow_budget;
   cfg->verbose = opt->verbose;
   cfg->progress = ks_ui_progress_cb;
   cfg->progress_arg = (void *)ui;
+}
+
+const ks_options_t *
+ks_op_begin (ks_op_t *op, const ks_options_t *opt)
+{
+  memset (op, 0, sizeof *op);
+  op->opt = *opt;
+  if (!op->opt.pow_budget)
+    op->opt.pow_budget = &op->budget;
+  return &op->opt;
+}
+
+void
+ks_op_end (ks_op_t *op)
+{
+  ks_pow_budget_release (&op->budget);
 }
 
 /* The whole server list of OPT, placeholders included.  */
@@ -95,9 +113,9 @@ ks_flow_load_servers (const ks_options_t *opt, const ks_ui_t *ui,
     {
       if (list->server[i].placeholder)
         {
-          gcry_free (list->server[i].url);
-          gcry_free (list->server[i].id);
-          gcry_free (list->server[i].label);
+          ks_free (list->server[i].url);
+          ks_free (list->server[i].id);
+          ks_free (list->server[i].label);
           continue;
         }
       list->server[o++] = list->server[i];
@@ -161,7 +179,7 @@ ks_flow_get_name (const ks_options_t *opt, const ks_ui_t *ui,
   if (opt->name && *opt->name)
     {
       /* Secure memory: the name is half of what opens a backup.  */
-      *r_name = gcry_malloc_secure (strlen (opt->name) + 1);
+      *r_name = ks_malloc_secure (strlen (opt->name) + 1);
       if (!*r_name)
         return gpg_error_from_syserror ();
       strcpy (*r_name, opt->name);
@@ -173,7 +191,7 @@ ks_flow_get_name (const ks_options_t *opt, const ks_ui_t *ui,
     err = ui->get_name (ui->arg, prompt, r_name);
   if (!err && (!*r_name || !**r_name))
     {
-      gcry_free (*r_name);
+      ks_free (*r_name);
       *r_name = NULL;
       err = gpg_error (GPG_ERR_MISSING_VALUE);
     }

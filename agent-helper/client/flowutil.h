@@ -15,6 +15,21 @@
 void ks_ui_progress_cb (void *arg, const char *what, uint64_t done,
                         uint64_t total);
 
+/* One operation (a backup, restore, check or upload of the queue): the
+ * caller's options with a proof-of-work budget of the operation's own
+ * (protocol.md section 12, "Budget").  A flow starts with
+ *   opt = ks_op_begin (&op, opt);
+ * and ends with ks_op_end (&op); a flow inside another keeps the outer
+ * budget.  */
+typedef struct ks_op
+{
+  ks_options_t opt;
+  ks_pow_budget_t budget;
+} ks_op_t;
+
+const ks_options_t *ks_op_begin (ks_op_t *op, const ks_options_t *opt);
+void ks_op_end (ks_op_t *op);
+
 /* Transport settings from OPT; PROGRESS forwarded from UI.  */
 void ks_flow_transport_cfg (const ks_options_t *opt, const ks_ui_t *ui,
                             ks_transport_cfg_t *cfg);
@@ -84,7 +99,7 @@ typedef struct ks_fetch
   unsigned int maxshare;        /* shares 1..maxshare were looked for */
   int more_done;                /* the second round ran */
   int rest_done;                /* chunks 1.. were fetched */
-  ks_fetch_pair_t *pairs;       /* who gave chunk 0 (gcry_malloc'd) */
+  ks_fetch_pair_t *pairs;       /* who gave chunk 0 (ks_malloc'd) */
   unsigned int npairs;
   int share_server[KS_SHAMIR_MAX_SHARES + 1]; /* share -> server, -1 */
   unsigned int found;           /* shards of chunk 0 held */

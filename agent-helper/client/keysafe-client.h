@@ -18,6 +18,10 @@
 #include "keysafe.h"
 
 /* What the user chose; filled by option parsing or Assuan OPTION.  */
+/* The largest cap a user may set on the proof of work of one request
+ * (about a day of one core).  */
+#define KS_POW_CAP_MAX 40
+
 typedef struct ks_options
 {
   const char *homedir;          /* GnuPG home; NULL = GPGME's default */
@@ -34,8 +38,8 @@ typedef struct ks_options
   int force;                    /* accept a weak password */
   int verbose;
   unsigned int threads;         /* puzzle threads, 0 = all CPUs */
-  /* Fields added by the client work; zero means "default".  Initialise
-   * the struct with memset or "= { 0 }" so new fields stay zero.  */
+  /* Zero means "default" for every field below.  Initialise the struct
+   * with memset or "= { 0 }" so fields added later stay zero.  */
   const char *name;             /* item name; NULL = ask through ui */
   unsigned int timeout;         /* seconds per HTTP request, 0 = 60 */
   unsigned int connect_timeout; /* seconds to connect, 0 = 30 */
@@ -44,12 +48,17 @@ typedef struct ks_options
    * person answers: a script would answer the same wrong password, and
    * every try costs a whole puzzle.  0 = never.  */
   unsigned int password_tries;
-  /* Fields added by the first-boot work.  */
+  /* firstboot only.  */
   const char *userid;           /* firstboot: user ID of a new key */
   int no_protection;            /* firstboot: new key without passphrase */
-  /* Fields added by the settings work.  */
   int no_records;               /* restore/check: ignore the backup
                                    records (locations given explicitly) */
+  /* The most proof-of-work bits paid for one request (protocol.md
+   * section 12, "Cap"); 0 = 26 for an upload, 24 for a download.  */
+  unsigned int pow_cap;          /* at most KS_POW_CAP_MAX */
+  /* Set by the flows for one operation (section 12, "Budget"); a face
+   * leaves it NULL.  */
+  struct ks_pow_budget *pow_budget;
 } ks_options_t;
 
 /* What became of one location (a server of the list) in a flow.  */
@@ -72,7 +81,7 @@ typedef struct ks_ui
   /* A line of information for the user.  */
   void (*info) (void *arg, const char *text);
   /* Ask for the item name.  PROMPT says why (e.g. the last one was
-   * taken).  *R_NAME is gcry_malloc'd; GPG_ERR_CANCELED if refused.  */
+   * taken).  *R_NAME is ks_malloc'd; GPG_ERR_CANCELED if refused.  */
   gpg_error_t (*get_name) (void *arg, const char *prompt, char **r_name);
   /* Ask for the password; CONFIRM asks twice.  *R_PW is NUL-terminated
    * in secure memory (free with ks_free_secret).  */
@@ -80,9 +89,8 @@ typedef struct ks_ui
                                char **r_pw);
   /* Hand out restored secret bytes (restore --stdout).  */
   gpg_error_t (*put_secret) (void *arg, const uint8_t *data, size_t len);
-  /* Added by the client work (may be NULL; then info is used): the one
-   * clear line that explains why a flow failed, told once just before
-   * the flow returns its error.  */
+  /* The one clear line that explains why a flow failed, told once just
+   * before the flow returns its error (may be NULL: then info).  */
   void (*error) (void *arg, const char *text);
 } ks_ui_t;
 
@@ -96,7 +104,7 @@ void ks_ui_errorf (const ks_ui_t *ui, const char *fmt, ...)
 /* One location (a server) as a flow's result tells it.  */
 typedef struct ks_location
 {
-  char *url;                    /* gcry_malloc'd */
+  char *url;                    /* ks_malloc'd */
   ks_loc_state_t state;
   int has_shard;                /* check: its own share is there */
   char why[160];                /* KS_LOC_FAILED: the reason */
@@ -122,7 +130,7 @@ typedef struct ks_backup_result
 {
   int uploaded;
   const char *profile;          /* the profile's name (static) */
-  char *name;                   /* the item name (gcry_malloc'd) */
+  char *name;                   /* the item name (ks_malloc'd) */
   unsigned int n, k;            /* shares, threshold */
   unsigned int nchunks;         /* objects per share */
   unsigned int nstored;         /* servers that took all their shards */
@@ -167,7 +175,7 @@ typedef struct ks_fetch_result
   const char *profile;          /* the profile whose shards were found
                                    (static; restore: the one that
                                    opened, if any), or NULL */
-  char *name;                   /* the item name (gcry_malloc'd) */
+  char *name;                   /* the item name (ks_malloc'd) */
   char tried[256];              /* the profiles tried, "a, b" */
   unsigned int found;           /* shards of the first object held */
   unsigned int needed;          /* the threshold */

@@ -35,7 +35,7 @@ check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
 
   for (i = 0; i < nq; i++)
     total += q[i].nsib;
-  g = gcry_calloc (total ? total : 1, sizeof *g);
+  g = ks_calloc (total ? total : 1, sizeof *g);
   if (!g)
     return gpg_error_from_syserror ();
   for (i = 0; i < nq; i++)
@@ -63,7 +63,7 @@ check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
     what[i] = (!q[i].k || have[i] >= q[i].k) ? Q_SEND
       : have[i] + unknown[i] >= q[i].k ? Q_WAIT : Q_DROP;
   ks_transport_release (g, m);
-  gcry_free (g);
+  ks_free (g);
   return err;
 }
 
@@ -79,8 +79,8 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
   size_t i, nx = 0, ng = 0, a;
   char why[256];
 
-  x = gcry_calloc (nq, sizeof *x);
-  g = gcry_calloc (nq, sizeof *g);
+  x = ks_calloc (nq, sizeof *x);
+  g = ks_calloc (nq, sizeof *g);
   if (!x || !g)
     {
       err = gpg_error_from_syserror ();
@@ -133,8 +133,8 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
  leave:
   ks_transport_release (x, nx);
   ks_transport_release (g, ng);
-  gcry_free (x);
-  gcry_free (g);
+  ks_free (x);
+  ks_free (g);
   return err;
 }
 
@@ -143,7 +143,12 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
 gpg_error_t
 ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
 {
-  return ks_queue_send (opt, ui, NULL, NULL);
+  gpg_error_t err;
+  ks_op_t op;
+
+  err = ks_queue_send (ks_op_begin (&op, opt), ui, NULL, NULL);
+  ks_op_end (&op);
+  return err;
 }
 
 gpg_error_t
@@ -176,8 +181,8 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
     }
   if (nq > KS_QUEUE_CHECK_MAX)
     nq = KS_QUEUE_CHECK_MAX;    /* the rest in the next run */
-  what = gcry_calloc (nq, sizeof *what);
-  done = gcry_calloc (nq, sizeof *done);
+  what = ks_calloc (nq, sizeof *what);
+  done = ks_calloc (nq, sizeof *done);
   if (!what || !done)
     {
       err = gpg_error_from_syserror ();
@@ -189,7 +194,7 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
     err = send_entries (ui, &cfg, q, nq, what, done);
   if (err)
     goto leave;
-  if (r_sent && !(*r_sent = gcry_calloc (nq, sizeof **r_sent)))
+  if (r_sent && !(*r_sent = ks_calloc (nq, sizeof **r_sent)))
     {
       err = gpg_error_from_syserror ();
       goto leave;
@@ -226,8 +231,8 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
     }
 
  leave:
-  gcry_free (what);
-  gcry_free (done);
+  ks_free (what);
+  ks_free (done);
   ks_queue_list_free (q, nall);
   return err;
 }

@@ -32,12 +32,12 @@ ks_queue_dir (const char *homedir, char **r_dir)
   if (err)
     return err;
   n = strlen (home) + sizeof "/keysafe-queue";
-  *r_dir = gcry_malloc (n);
+  *r_dir = ks_malloc (n);
   if (!*r_dir)
     err = gpg_error_from_syserror ();
   else
     snprintf (*r_dir, n, "%s/keysafe-queue", home);
-  gcry_free (home);
+  ks_free (home);
   return err;
 }
 
@@ -103,7 +103,7 @@ ks_queue_add (const char *homedir, const char *url,
       goto leave;
     }
   n = strlen (dir) + KS_NAME_HEX_LEN + 2;
-  path = gcry_malloc (n);
+  path = ks_malloc (n);
   if (!path)
     {
       err = gpg_error_from_syserror ();
@@ -118,8 +118,8 @@ ks_queue_add (const char *homedir, const char *url,
 
  leave:
   ks_buf_free (head);
-  gcry_free (dir);
-  gcry_free (path);
+  ks_free (dir);
+  ks_free (path);
   return err;
 }
 
@@ -286,7 +286,7 @@ ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
           ks_queue_entry_t *nl;
 
           alloc = alloc ? 2 * alloc : 16;
-          nl = gcry_realloc (list, alloc * sizeof *nl);
+          nl = ks_realloc (list, alloc * sizeof *nl);
           if (!nl)
             {
               err = gpg_error_from_syserror ();
@@ -307,7 +307,7 @@ ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
   if (d)
     closedir (d);
   ks_queue_list_free (list, count);
-  gcry_free (dir);
+  ks_free (dir);
   return err;
 }
 
@@ -332,7 +332,7 @@ ks_queue_drop (const char *homedir, const char *name)
     return err;
   if (snprintf (path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
     err = gpg_error (GPG_ERR_TOO_LARGE);
-  gcry_free (dir);
+  ks_free (dir);
   if (err)
     return err;
   if (unlink (path) && errno != ENOENT)

@@ -217,7 +217,9 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
   char *pw = NULL;
   ks_item_t item;
   struct restore_state st;
+  ks_op_t op;
 
+  opt = ks_op_begin (&op, opt);
   memset (&st, 0, sizeof st);
   err = ks_flow_begin_item (opt, ui, _("Name of the backup to restore"),
                             &item, r);
@@ -252,5 +254,6 @@ ks_flow_restore (const ks_options_t *opt, const ks_ui_t *ui, int to_ui,
   if (st.pw)
     ks_free_secret (st.pw, strlen (st.pw));
   ks_flow_end_item (&item);
+  ks_op_end (&op);
   return err;
 }

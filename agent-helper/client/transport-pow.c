@@ -26,9 +26,67 @@ ks_pow_challenge_difficulty (const char *chal)
 }
 
 unsigned int
-ks_transport_pow_cap (const ks_xfer_t *x)
+ks_transport_pow_cap (const ks_transport_cfg_t *cfg, const ks_xfer_t *x)
 {
+  if (cfg->pow_cap)
+    return cfg->pow_cap;
   return x->method == KS_HTTP_PUT ? KS_POW_CAP_PUT : KS_POW_CAP_GET;
+}
+
+gpg_error_t
+ks_transport_pow_charge (const ks_transport_cfg_t *cfg, const ks_xfer_t *x,
+                         unsigned int d)
+{
+  ks_pow_budget_t *b = cfg->pow_budget;
+  unsigned int cap = cfg->pow_cap ? cfg->pow_cap : KS_POW_CAP_PUT;
+  uint64_t limit = 1ULL << (cap + KS_POW_BUDGET_BITS), cost = 1ULL << d;
+  size_t i;
+
+  if (!b)
+    return 0;
+  for (i = 0; i < b->n && strcmp (b->urls[i], x->base); i++)
+    ;
+  if (i == b->n)
+    {
+      if (b->n == b->size)
+        {
+          size_t size = b->size ? 2 * b->size : 8;
+          char **urls = ks_realloc (b->urls, size * sizeof *urls);
+          uint64_t *spent;
+
+          if (!urls)
+            return gpg_error_from_syserror ();
+          b->urls = urls;
+          spent = ks_realloc (b->spent, size * sizeof *spent);
+          if (!spent)
+            return gpg_error_from_syserror ();
+          b->spent = spent;
+          b->size = size;
+        }
+      b->urls[i] = ks_strdup (x->base);
+      if (!b->urls[i])
+        return gpg_error_from_syserror ();
+      b->spent[i] = 0;
+      b->n++;
+    }
+  if (cost > limit - b->spent[i])
+    return gpg_error (GPG_ERR_LIMIT_REACHED);
+  b->spent[i] += cost;
+  return 0;
+}
+
+void
+ks_pow_budget_release (ks_pow_budget_t *b)
+{
+  size_t i;
+
+  if (!b)
+    return;
+  for (i = 0; i < b->n; i++)
+    ks_free (b->urls[i]);
+  ks_free (b->urls);
+  ks_free (b->spent);
+  memset (b, 0, sizeof *b);
 }
 
 /* The thread that solves X's challenge.  */

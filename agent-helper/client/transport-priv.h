@@ -18,6 +18,9 @@
 /* The most bits a client pays for one request (section 12, "Cap").  */
 #define KS_POW_CAP_GET 24
 #define KS_POW_CAP_PUT 26
+/* A location's budget per operation: 2^(cap + 3) expected hashes, eight
+ * requests at the cap (section 12, "Budget").  */
+#define KS_POW_BUDGET_BITS 3
 /* Nonces tried per challenge: 16 times the average of the cap, so an
  * honest challenge is practically always solved.  */
 #define KS_POW_MAX_TRIES(d) (1ULL << ((d) + 4))
@@ -61,7 +64,14 @@ uint64_t ks_transport_now_ms (void);
 unsigned int ks_pow_challenge_difficulty (const char *chal);
 
 /* The most bits X may pay (protocol.md section 12, "Cap").  */
-unsigned int ks_transport_pow_cap (const ks_xfer_t *x);
+unsigned int ks_transport_pow_cap (const ks_transport_cfg_t *cfg,
+                                   const ks_xfer_t *x);
+
+/* Charge a challenge of D bits to X's location in CFG's budget: 0, or
+ * GPG_ERR_LIMIT_REACHED (nothing charged) when it would take the
+ * location past its budget for the operation.  */
+gpg_error_t ks_transport_pow_charge (const ks_transport_cfg_t *cfg,
+                                     const ks_xfer_t *x, unsigned int d);
 
 /* Start solvers for the requests in X_SOLVE_WAIT and take in the solved
  * ones (see transport-pow.c); a request that ends counts in *NDONE.  */

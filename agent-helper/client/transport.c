@@ -246,7 +246,7 @@ map_curl_error (CURLcode rc, int proxied)
 
 /* Decide what a finished attempt means: done, or wait and retry.  */
 static void
-finish_attempt (ks_xfer_t *x, CURLcode rc)
+finish_attempt (const ks_transport_cfg_t *cfg, ks_xfer_t *x, CURLcode rc)
 {
   struct ks_xfer_priv *p = x->priv;
   long status = 0;
@@ -282,7 +282,7 @@ finish_attempt (ks_xfer_t *x, CURLcode rc)
       && p->pow_rounds < KS_MAX_POW_ROUNDS)
     {
       unsigned int d = ks_pow_challenge_difficulty (p->challenge);
-      unsigned int cap = ks_transport_pow_cap (x);
+      unsigned int cap = ks_transport_pow_cap (cfg, x);
 
       if (d > cap)
         {
@@ -290,6 +290,17 @@ finish_attempt (ks_xfer_t *x, CURLcode rc)
           snprintf (x->errtext, sizeof x->errtext,
                     _("the server asks too much proof of work"
                       " (difficulty %u, the limit is %u)"), d, cap);
+          p->state = X_DONE;
+          return;
+        }
+      x->err = ks_transport_pow_charge (cfg, x, d);
+      if (x->err)
+        {
+          snprintf (x->errtext, sizeof x->errtext, "%s",
+                    gpg_err_code (x->err) == GPG_ERR_LIMIT_REACHED
+                    ? _("the server asks more proof of work than one"
+                        " operation allows it")
+                    : gpg_strerror (x->err));
           p->state = X_DONE;
           return;
         }
@@ -382,7 +393,7 @@ collect_finished (const ks_transport_cfg_t *cfg, CURLM *multi, size_t n,
       curl_easy_getinfo (msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
       curl_multi_remove_handle (multi, msg->easy_handle);
       (*nactive)--;
-      finish_attempt (x, msg->data.result);
+      finish_attempt (cfg, x, msg->data.result);
       if (x->priv->state == X_DONE)
         {
           (*ndone)++;
@@ -432,7 +443,7 @@ ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
       xfers[i].err = 0;
       xfers[i].errtext[0] = 0;
       xfers[i].resp = NULL;
-      xfers[i].priv = gcry_calloc (1, sizeof *xfers[i].priv);
+      xfers[i].priv = ks_calloc (1, sizeof *xfers[i].priv);
       if (!xfers[i].priv)
         {
           err = gpg_error_from_syserror ();
@@ -484,7 +495,7 @@ ks_transport_run (const ks_transport_cfg_t *cfg, ks_xfer_t *xfers, size_t n)
           curl_easy_cleanup (p->easy);
         }
       curl_slist_free_all (p->hdrs);
-      gcry_free (p);
+      ks_free (p);
       xfers[i].priv = NULL;
     }
   if (multi)

@@ -45,12 +45,30 @@ typedef struct ks_xfer
   struct ks_xfer_priv *priv;
 } ks_xfer_t;
 
+/* Proof of work paid in one operation (a backup, a restore, a check,
+ * an upload of the queue), per location (protocol.md section 12,
+ * "Budget"), so a location that asks a lot stops being paid without
+ * eating into what the others may ask.  Start it zeroed, release it at
+ * the end of the operation.  */
+typedef struct ks_pow_budget
+{
+  size_t n, size;
+  char **urls;                  /* base URLs, ks_malloc'd */
+  uint64_t *spent;              /* expected hashes paid: the sum of 2^D */
+} ks_pow_budget_t;
+
+void ks_pow_budget_release (ks_pow_budget_t *b);
+
 typedef struct ks_transport_cfg
 {
   const char *tor_socks;        /* HOST:PORT, NULL = 127.0.0.1:9050 */
   int no_tor;                   /* connect directly to every server */
   unsigned int timeout;         /* seconds per attempt, 0 = 60 */
   unsigned int connect_timeout; /* 0 = 30 */
+  /* The most bits paid for one request; 0 = the protocol's caps (26
+   * for a PUT, 24 for a GET).  */
+  unsigned int pow_cap;
+  ks_pow_budget_t *pow_budget;  /* NULL = no budget kept */
   int verbose;
   /* Told after each finished request (may be NULL).  */
   void (*progress) (void *arg, const char *what, uint64_t done,

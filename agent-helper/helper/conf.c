@@ -22,6 +22,7 @@ enum conf_opt
     cNoTor,
     cTimeout,
     cConnectTimeout,
+    cPowCap,
     cThreads,
     cVerbose
   };
@@ -36,6 +37,7 @@ static gpgrt_opt_t conf_opts[] =
     ARGPARSE_s_n (cNoTor, "no-tor", "@"),
     ARGPARSE_s_u (cTimeout, "timeout", "@"),
     ARGPARSE_s_u (cConnectTimeout, "connect-timeout", "@"),
+    ARGPARSE_s_u (cPowCap, "pow-cap", "@"),
     ARGPARSE_s_u (cThreads, "threads", "@"),
     ARGPARSE_s_n (cVerbose, "verbose", "@"),
     ARGPARSE_end ()
@@ -73,6 +75,13 @@ take (const gpgrt_argparse_t *pargs, ks_options_t *opt, const char **servers,
     case cConnectTimeout:
       if (!opt->connect_timeout)
         opt->connect_timeout = pargs->r.ret_ulong;
+      break;
+    case cPowCap:
+      if (pargs->r.ret_ulong < 1 || pargs->r.ret_ulong > KS_POW_CAP_MAX)
+        gpgrt_log_error (_("pow-cap takes 1 to %u bits; ignored\n"),
+                         (unsigned int)KS_POW_CAP_MAX);
+      else if (!opt->pow_cap)
+        opt->pow_cap = pargs->r.ret_ulong;
       break;
     case cThreads:
       if (!opt->threads)

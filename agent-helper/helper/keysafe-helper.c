@@ -51,6 +51,7 @@ enum cmd_and_opt_values
     oThreads,
     oTimeout,
     oConnectTimeout,
+    oPowCap,
     oSocket
   };
 
@@ -82,6 +83,8 @@ static gpgrt_opt_t opts[] =
     ARGPARSE_s_u (oTimeout, "timeout", N_("|SEC|time limit per request")),
     ARGPARSE_s_u (oConnectTimeout, "connect-timeout",
                   N_("|SEC|time limit to connect")),
+    ARGPARSE_s_u (oPowCap, "pow-cap",
+                  N_("|BITS|pay at most BITS of proof of work per request")),
     ARGPARSE_s_s (oSocket, "socket",
                   N_("|FILE|listen on FILE instead of S.keysafe")),
     ARGPARSE_end ()
@@ -490,6 +493,15 @@ main (int argc, char **argv)
           break;
         case oConnectTimeout:
           defaults.opt.connect_timeout = (unsigned int)pargs.r.ret_ulong;
+          break;
+        case oPowCap:
+          if (pargs.r.ret_ulong < 1 || pargs.r.ret_ulong > KS_POW_CAP_MAX)
+            {
+              gpgrt_log_error (_("--pow-cap takes 1 to %u bits\n"),
+                               (unsigned int)KS_POW_CAP_MAX);
+              exit (2);
+            }
+          defaults.opt.pow_cap = (unsigned int)pargs.r.ret_ulong;
           break;
         case oSocket: socketopt = pargs.r.ret_str; break;
         default: pargs.err = ARGPARSE_PRINT_ERROR; break;
