@@ -297,7 +297,10 @@ print_ratios (const struct set *s, const struct timing med[NIMPL])
     printf ("  libsodium single lane: %.3f s per pass per GiB cpu"
             " (%.3f wall)\n", med[SODIUM].cpu / gib_pass,
             med[SODIUM].wall / gib_pass);
-  if (impl_built (SODIUM))
+  /* The verdict is on 256 MiB x 10 passes; with fewer passes the first
+   * touch of the fresh work area, which varies by seconds on a VM,
+   * outweighs the Argon2 work.  */
+  if (impl_built (SODIUM) && s->t == 10 && s->m_kib == 262144)
     printf ("  verdict: ours/libsodium %.3f %s 1.05\n",
             med[OURS].cpu / med[SODIUM].cpu,
             med[OURS].cpu / med[SODIUM].cpu <= 1.05 ? "<=" : "EXCEEDS");

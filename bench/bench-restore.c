@@ -13,8 +13,8 @@
  *     overhead <= 5%).
  *
  * The profile is built here, a copy of the default profile's shape
- * scaled down by 256: every memory cost / 32 and every pass count / 8
- * (two name instances, one lane everywhere, 2^8 values of R).  The
+ * scaled down by 256: every memory cost / 64 and every pass count / 4
+ * (two name instances, one lane everywhere, 2^7 values of R).  The
  * times it measures times 256 estimate the default profile's; it is
  * never used for real data.
  *
@@ -29,15 +29,15 @@
 #include "keysafe.h"
 #include "passes.h"
 
-/* The default profile / 256: memory / 32, passes / 8.  */
+/* The default profile / 256: memory / 64, passes / 4.  */
 #define BENCH_SCALE 256
 static const ks_profile_t bench_profile =
   {
     "bench", "keysafe-2-bench",
-    { 32, 32768, 1 }, 2,        /* name: 2 x 32 MiB x 32 passes */
-    { 1, 32768, 1 },            /* key: 32 MiB x 1 pass */
-    { 15, 8192, 1 },            /* puzzle: 8 MiB x 15 passes per guess */
-    8, 3, 2, 8192
+    { 28, 16384, 1 }, 2,        /* name: 2 x 16 MiB x 28 passes */
+    { 2, 16384, 1 },            /* key: 16 MiB x 2 passes */
+    { 59, 4096, 1 },            /* puzzle: 4 MiB x 59 passes per guess */
+    7, 3, 2, 8192
   };
 
 static const ks_profile_t quick_profile =

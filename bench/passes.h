@@ -9,9 +9,9 @@
 /* The clock ID in seconds.  */
 #include "bench-clock.h"
 
-/* Measure per-pass CPU time of libsodium and ks_argon2id and print the
- * default profile's costs; 0 when it meets its goals, 1 when not, 77
- * without libsodium.  */
+/* Measure per-pass CPU time of libsodium and ks_argon2id, then the
+ * owner's wall times at full size, and print the default profile's
+ * costs; 0 when it meets its goals, 1 when not, 77 without libsodium.  */
 int bench_passes (void);
 
 #endif /* KS_BENCH_PASSES_H */

@@ -14,12 +14,14 @@ static const ks_profile_t profiles[] =
       "default", "keysafe-2-default",
       /* name: 1 GiB per instance, two instances, one per core; the
        * costs are measured in doc/protocol.md section 10.  */
-      { 192, 1048576, 1 }, 2,
+      { 112, 1048576, 1 }, 2,
       /* key: 1 GiB, a few seconds */
       { 8, 1048576, 1 },
-      /* puzzle: 256 MiB, about twelve core-seconds per guess of R */
-      { 120, 262144, 1 },
-      8, 3, 2, 8192
+      /* puzzle: 256 MiB, about 24 core-seconds per guess of R; 2^7
+       * values (fewer, longer guesses: the owner pays the page faults
+       * of a fresh work area per guess, an attacker reuses memory) */
+      { 236, 262144, 1 },
+      7, 3, 2, 8192
     },
     {
       /* Tiny costs for tests and demos; never the default.  The shape

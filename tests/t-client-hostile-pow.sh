@@ -48,19 +48,25 @@ grep_in "the user's cap is named" \
   "the server asks too much proof of work (difficulty 16, the limit is 12)" \
   "$T_WORK/ks.err"
 
-# The budget: 12 bits asked for every request, three share names asked
-# of it, three rounds each: nine challenges, the ninth past the budget.
+# The budget: 12 bits asked for every request.  A backup's probe asks
+# the greedy server for all three share names of chunk 0, three rounds
+# each: nine challenges, the ninth past the budget, and nothing more is
+# paid to it in that backup.
 hostile_stop
 hostile_start greedy --listen "127.0.0.1:$H_PORT" --difficulty 12
-ok "restore with --pow-cap 12 beside a 12-bit server that never accepts" \
-   ks --pow-cap 12 restore --stdout --name greedy --password-fd 3 $ALL
-eq "the key comes back" "$(fpr_of "$T_WORK/ks.out")" "$FPR"
+ok "backup with --pow-cap 12 beside a 12-bit server that never accepts" \
+   ks --pow-cap 12 backup --gpgkeyid "$FPR" --name budget --password-fd 3 \
+   $ALL
 grep_in "the budget is named" \
   "asks more proof of work than one operation allows" "$T_WORK/ks.err"
-# Every 403 is a challenge: three first asks, then one more after each
-# proof paid; without the budget there would be 3 + 9 = 12.
-n=$(grep -c ' 403$' "$HOSTILE_LOG" || true)
+# Every 403 is a challenge: three first asks of the probe, then one
+# more after each proof paid; without the budget there would be
+# 3 + 9 = 12.
+n=$(grep -c ' GET .* 403$' "$HOSTILE_LOG" || true)
 eq "eight proofs were paid, the ninth refused ($n challenges)" "$n" 11
+n=$(grep -c ' PUT .* 403$' "$HOSTILE_LOG" || true)
+ok "no proof was paid for an upload ($n challenges, one per shard)" \
+   test "$n" -le 2
 fails "--pow-cap 41 is refused" ks --pow-cap 41 restore --stdout \
    --name greedy --password-fd 3 $ALL
 grep_in "it says why" "pow-cap takes 1 to 40 bits" "$T_WORK/ks.err"

@@ -177,6 +177,9 @@ test_strength (void)
   /* The default profile makes every guess far more expensive.  */
   T_CHECK (strongdef.sec_per_guess > 1000 * strong.sec_per_guess);
   T_CHECK (strongdef.dollars > strong.dollars);
+  /* The estimate agrees with protocol.md section 10: a wrong password
+   * costs at least 50 core-minutes with the default profile.  */
+  T_CHECK (strongdef.sec_per_guess >= 50 * 60);
   T_CHECK (!strcmp (ks_strength_duration (90, buf, sizeof buf),
                     "90 seconds"));
   T_CHECK (!strcmp (ks_strength_duration (7200 * 3, buf, sizeof buf),

@@ -156,8 +156,9 @@ ask_other_name (const ks_options_t *opt, const ks_ui_t *ui,
 
   if (opt->batch || !ui->get_name || attempt + 1 >= KS_BACKUP_MAX_NAMES)
     {
-      ks_ui_errorf (ui, _("the name '%s' is taken on a server;"
-                          " choose another name (--name)"), *io_name);
+      ks_ui_errorf (ui, _("the name '%s' is taken: a backup under it"
+                          " exists; choose another name (--name)"),
+                    *io_name);
       return gpg_error (GPG_ERR_NAME_EXISTS);
     }
   snprintf (prompt, sizeof prompt,
