@@ -13,8 +13,6 @@
 #include "derive.h"
 #include "object.h"
 
-#define KS_MAX_PUZZLE_THREADS 64
-
 struct solver
 {
   const ks_profile_t *profile;

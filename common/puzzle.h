@@ -10,6 +10,9 @@
 
 #include "profile.h"
 
+/* The most threads a puzzle is solved with.  */
+#define KS_MAX_PUZZLE_THREADS 64
+
 /* SEED is the name seed N (it salts E).  Try every R on NTHREADS threads (0 = one per CPU) against each of the
  * NCANDS candidate objects for chunk 0 (several when shards disagree).
  * On success writes E to EKEY, the chunk to CHUNK0 and the index of the

@@ -56,31 +56,15 @@ ks_shardset_free (ks_shardset_t *set)
       ks_free (set->shards[idx]);
   ks_free (set->shards);
   ks_free (set->names);
-  ks_free (set->probe_names);
+  ks_free_secret (set->seed, KS_SEED_LEN);
   ks_free (set);
 }
 
-/* The names of chunk 0 of every share on every location of SET.  */
-static gpg_error_t
-name_probes (ks_shardset_t *set, const uint8_t *seed,
-             const char *const *loc_ids)
+gpg_error_t
+ks_shardset_name (const ks_shardset_t *set, const char *loc, unsigned int i,
+                  uint32_t j, char *hex)
 {
-  gpg_error_t err;
-  unsigned int s, i;
-
-  set->probe_names = ks_calloc ((size_t)set->n * set->n,
-                                sizeof *set->probe_names);
-  if (!set->probe_names)
-    return gpg_error_from_syserror ();
-  for (s = 0; s < set->n; s++)
-    for (i = 1; i <= set->n; i++)
-      {
-        err = ks_derive_shard_name (set->profile, seed, loc_ids[s], i, 0,
-                                    set->probe_names[s * set->n + i - 1]);
-        if (err)
-          return err;
-      }
-  return 0;
+  return ks_derive_shard_name (set->profile, set->seed, loc, i, j, hex);
 }
 
 /* Allocate the N shards of chunk J of SET and derive their names, share
@@ -171,8 +155,6 @@ ks_shardset_create (const ks_profile_t *profile,
     }
 
   err = ks_derive_seed (profile, name, keyid, seed, progress, progress_arg);
-  if (!err)
-    err = name_probes (set, seed, loc_ids);
   if (err)
     goto leave;
   err = ks_derive_key (profile, seed, password, passwordlen, key,
@@ -208,6 +190,8 @@ ks_shardset_create (const ks_profile_t *profile,
         goto leave;
     }
 
+  set->seed = seed;
+  seed = NULL;
   *r_set = set;
   set = NULL;
 

@@ -21,11 +21,9 @@ typedef struct ks_shardset
   size_t shard_len;
   char (*names)[KS_NAME_HEX_LEN + 1];
   uint8_t **shards;
-  /* What a restore would ask location S for chunk 0: share I (1..N) at
-   * [S * N + I - 1], N_{I,0}@ID_S.  The probe before an upload asks
-   * these, so a backup under the same name finds the old one even when
-   * the location list changed order (protocol.md section 8).  */
-  char (*probe_names)[KS_NAME_HEX_LEN + 1];
+  /* N, in secure memory: the probe before an upload derives the names
+   * a restore would ask of any location (ks_shardset_name).  */
+  uint8_t *seed;
 } ks_shardset_t;
 
 /* Encrypt and split SECRET for item NAME under PASSWORD.  KEYID may be
@@ -42,6 +40,12 @@ gpg_error_t ks_shardset_create (const ks_profile_t *profile,
                                 ks_progress_cb_t progress, void *progress_arg,
                                 ks_shardset_t **r_set);
 void ks_shardset_free (ks_shardset_t *set);
+
+/* The name of share I of chunk J of SET's item on the location of
+ * identity LOC (any location, not only SET's), as
+ * ks_derive_shard_name.  */
+gpg_error_t ks_shardset_name (const ks_shardset_t *set, const char *loc,
+                              unsigned int i, uint32_t j, char *hex);
 
 /* Restore: derive names, take shards as they arrive, unlock, finish.  */
 typedef struct ks_recover ks_recover_t;

@@ -82,6 +82,21 @@ fails "the same name on 3, 1, 2 is taken" ks backup --gpgkeyid "$FPR" \
    --name ordered --password-fd 3 --server "$URL_3" --server "$URL_1" \
    --server "$URL_2"
 grep_in "it says taken" "is taken" "$T_WORK/ks.err"
+# Two holding locations are enough, whatever n and k the old backup had:
+# a 2-of-2 backup on servers 1 and 2 takes the name for a 2-of-3 one.
+ok "a 2-of-2 backup on 1, 2" ks backup --gpgkeyid "$FPR" --name twoof2 \
+   --password-fd 3 --shares 2 --threshold 2 --server "$URL_1" \
+   --server "$URL_2"
+fails "the same name on 1, 2, 3 is taken" ks backup --gpgkeyid "$FPR" \
+   --name twoof2 --password-fd 3 --server "$URL_1" --server "$URL_2" \
+   --server "$URL_3"
+grep_in "it says taken" "is taken" "$T_WORK/ks.err"
+# The probe asks the locations of the backup records too: a backup on
+# 1, 2, 3 takes the name for a backup on 3 and two other servers.
+fails "the name of the backup on 1, 2, 3 is taken on 3 and two liars" \
+   ks backup --gpgkeyid "$FPR" --name ordered --password-fd 3 \
+   --server "$URL_3" --server "$HURL_1" --server "$HURL_2"
+grep_in "it says taken" "is taken" "$T_WORK/ks.err"
 
 # 2. Two of three servers down: at most k-1 = 1 shard of an object.
 srv_stop 2

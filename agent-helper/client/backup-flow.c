@@ -2,11 +2,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Shard I of every chunk goes to server I of the list (the first N
- * recommended or user-given servers).  The names are probed first: a
- * server that holds one means the name is taken, the user is asked for
- * another name, and everything is derived again (the names depend on
- * it).  Sending, the upload queue and what a refusing server leaves
- * are in backup-upload.c.
+ * recommended or user-given servers).  The name is probed first, on
+ * every location a restore would ask: when two or more hold a backup
+ * under it, the name is taken, the user is asked for another name, and
+ * everything is derived again (the names depend on it).  Sending, the
+ * upload queue and what a refusing server leaves are in
+ * backup-upload.c.
  */
 #include <config.h>
 #include <stdio.h>
@@ -185,7 +186,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
 {
   gpg_error_t err;
   const ks_profile_t *profile;
-  ks_serverlist_t *list = NULL;
+  ks_serverlist_t *list = NULL, *probelist = NULL;
   const ks_server_t *servers[KS_SHAMIR_MAX_SHARES];
   const char *locs[KS_SHAMIR_MAX_SHARES];
   int down[KS_SHAMIR_MAX_SHARES];
@@ -221,6 +222,8 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   if (!err)
     err = pick_servers (ui, list, n, servers);
   if (!err)
+    err = ks_flow_load_item_servers (opt, ui, &probelist);
+  if (!err)
     err = get_secret (opt, ui, &secret, &secretlen, &own, &ownlen, &fpr);
   if (!err)
     err = get_bound_keyid (opt, ui, fpr, keyidbuf, &keyid);
@@ -254,7 +257,8 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
           goto leave;
         }
       r->nchunks = set->nchunks;
-      err = ks_backup_probe (opt, ui, set, servers, &taken, down);
+      err = ks_backup_probe (opt, ui, set, probelist, servers, &taken,
+                             down);
       if (err || !taken)
         break;
       ks_shardset_free (set);
@@ -279,6 +283,7 @@ ks_flow_backup (const ks_options_t *opt, const ks_ui_t *ui,
   ks_free (fpr);
   ks_free_secret (own, ownlen);
   ks_serverlist_free (list);
+  ks_serverlist_free (probelist);
   ks_op_end (&op);
   return err;
 }

@@ -11,41 +11,59 @@ enum { SH_UNSENT = 0, SH_STORED, SH_QUEUED, SH_REFUSED, SH_FAILED };
 
 gpg_error_t
 ks_backup_probe (const ks_options_t *opt, const ks_ui_t *ui,
-                 const ks_shardset_t *set, const ks_server_t **servers,
-                 int *r_taken, int *r_down)
+                 const ks_shardset_t *set, const ks_serverlist_t *list,
+                 const ks_server_t **servers, int *r_taken, int *r_down)
 {
-  gpg_error_t err;
+  gpg_error_t err = 0;
   ks_transport_cfg_t cfg;
   ks_xfer_t *x;
-  size_t nx = (size_t)set->n * set->n, idx;
-  unsigned int s, holding = 0;
-  int holds[KS_SHAMIR_MAX_SHARES] = { 0 };
+  unsigned int nr = set->n > list->count ? set->n : list->count;
+  unsigned int s, i, p, holding = 0;
+  size_t nx = 0, idx;
+  int *holds = NULL, *failed = NULL;
 
   *r_taken = 0;
-  for (s = 0; s < set->n; s++)
-    r_down[s] = 0;
-  x = ks_calloc (nx, sizeof *x);
-  if (!x)
-    return gpg_error_from_syserror ();
-  for (idx = 0; idx < nx; idx++)
+  for (p = 0; p < set->n; p++)
+    r_down[p] = 0;
+  if (nr > KS_SHAMIR_MAX_SHARES)
+    nr = KS_SHAMIR_MAX_SHARES;
+  x = ks_calloc ((size_t)list->count * nr + 1, sizeof *x);
+  holds = ks_calloc (list->count + 1, sizeof *holds);
+  failed = ks_calloc (list->count + 1, sizeof *failed);
+  if (!x || !holds || !failed)
     {
-      s = idx / set->n;
-      ks_xfer_set (&x[idx], KS_HTTP_GET, servers[s]->url,
-                   set->probe_names[idx], s, idx % set->n + 1, 0);
-      x[idx].maxresp = set->shard_len + 1;
+      err = gpg_error_from_syserror ();
+      goto leave;
     }
+  for (s = 0; s < list->count && !err; s++)
+    for (i = 1; i <= nr && !list->server[s].placeholder && !err; i++)
+      {
+        ks_xfer_set (&x[nx], KS_HTTP_GET, list->server[s].url, "", s, i, 0);
+        err = ks_shardset_name (set, list->server[s].id, i, 0, x[nx].name);
+        x[nx++].maxresp = set->shard_len + 1;
+      }
+  if (err)
+    goto leave;
   ks_flow_transport_cfg (opt, ui, &cfg);
   err = ks_transport_run (&cfg, x, nx);
   for (idx = 0; !err && idx < nx; idx++)
     if (!x[idx].err && x[idx].status == 200)
       holds[x[idx].server] = 1;
     else if (x[idx].err || x[idx].status != 404)
-      r_down[x[idx].server] = 1;
-  for (s = 0; s < set->n; s++)
+      failed[x[idx].server] = 1;
+  for (s = 0; s < list->count; s++)
     holding += holds[s];
-  *r_taken = holding >= set->k;
+  *r_taken = holding >= 2;
+  for (p = 0; p < set->n; p++)
+    for (s = 0; s < list->count; s++)
+      if (failed[s] && !strcmp (list->server[s].url, servers[p]->url))
+        r_down[p] = 1;
   ks_transport_release (x, nx);
+
+ leave:
   ks_free (x);
+  ks_free (holds);
+  ks_free (failed);
   return err;
 }
 

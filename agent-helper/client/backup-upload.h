@@ -14,16 +14,18 @@
 
 #include "flowutil.h"
 
-/* Probe SERVERS for the names of chunk 0 that a restore of SET would
- * ask them (SET->probe_names).  *R_TAKEN is set when K or more of them
- * already hold one: a backup exists under the name.  Fewer prove
- * nothing (one lying server could claim every name) and the upload
- * goes on; such a server answers 409 and is checked then.  R_DOWN[i]
- * is set when server i did not answer the probe.  */
+/* Probe for a backup under SET's item name what a restore would ask:
+ * every location of LIST (the list and the backup records) for chunk
+ * 0 of every share 1 .. max (SET->n, LIST->count) bound to it.
+ * *R_TAKEN is set when two or more locations hold one (protocol.md
+ * section 8: the least k is 2, so a restorable backup shows on two; a
+ * single lying location can neither claim nor block a name).  R_DOWN[i]
+ * is set when SERVERS[i], a picked location, did not answer.  */
 gpg_error_t ks_backup_probe (const ks_options_t *opt, const ks_ui_t *ui,
                              const ks_shardset_t *set,
-                             const ks_server_t **servers, int *r_taken,
-                             int *r_down);
+                             const ks_serverlist_t *list,
+                             const ks_server_t **servers,
+                             int *r_taken, int *r_down);
 
 /* Send SET to SERVERS (DOWN from the probe) as described above and
  * fill the per-location part of R (outcome, why, nstored, queued,

@@ -69,8 +69,11 @@ ks_estimate_from_model (const ks_profile_t *profile, unsigned int nthreads,
   r->name_s = rounds * instance_s (&profile->name_cost, fault, pass);
   r->key_s = instance_s (&profile->key_cost, fault, pass);
   r->guess_s = instance_s (&profile->puzzle_cost, fault, pass);
-  r->puzzle_max_s = guesses * r->guess_s / nthreads;
-  r->puzzle_avg_s = r->puzzle_max_s / 2;
+  /* The threads take the values of R in turn: the right one is found
+   * in round 1 .. ceil (2^bits / nthreads), on average the middle.  */
+  rounds = (unsigned int)((guesses + nthreads - 1) / nthreads);
+  r->puzzle_max_s = rounds * r->guess_s;
+  r->puzzle_avg_s = (rounds + 1) / 2.0 * r->guess_s;
   r->backup_s = r->name_s + r->key_s + r->guess_s;
   r->restore_avg_s = r->name_s + r->key_s + r->puzzle_avg_s;
   r->restore_max_s = r->name_s + r->key_s + r->puzzle_max_s;

@@ -16,7 +16,8 @@ typedef struct ks_estimate
   double name_s;                /* the name seed, instances on all cores */
   double key_s;                 /* the password key */
   double guess_s;               /* one value of R, one core */
-  double puzzle_avg_s;          /* half the values of R on NTHREADS cores */
+  double puzzle_avg_s;          /* (rounds + 1) / 2 rounds of NTHREADS
+                                   guesses at once */
   double puzzle_max_s;          /* every value of R */
   double backup_s;              /* name + key + one guess */
   double restore_avg_s;         /* name + key + puzzle_avg */

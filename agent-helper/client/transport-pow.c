@@ -33,43 +33,61 @@ ks_transport_pow_cap (const ks_transport_cfg_t *cfg, const ks_xfer_t *x)
   return x->method == KS_HTTP_PUT ? KS_POW_CAP_PUT : KS_POW_CAP_GET;
 }
 
+/* The index of URL in B, added with the base allowance LIMIT when new;
+ * -1 with errno set when out of memory.  */
+static ssize_t
+budget_slot (ks_pow_budget_t *b, const char *url, uint64_t limit)
+{
+  size_t i;
+
+  for (i = 0; i < b->n; i++)
+    if (!strcmp (b->urls[i], url))
+      return (ssize_t)i;
+  if (b->n == b->size)
+    {
+      size_t size = b->size ? 2 * b->size : 8;
+      char **urls = ks_realloc (b->urls, size * sizeof *urls);
+      uint64_t *v;
+
+      if (!urls)
+        return -1;
+      b->urls = urls;
+      v = ks_realloc (b->spent, size * sizeof *v);
+      if (!v)
+        return -1;
+      b->spent = v;
+      v = ks_realloc (b->limit, size * sizeof *v);
+      if (!v)
+        return -1;
+      b->limit = v;
+      b->size = size;
+    }
+  b->urls[b->n] = ks_strdup (url);
+  if (!b->urls[b->n])
+    return -1;
+  b->spent[b->n] = 0;
+  b->limit[b->n] = limit;
+  return (ssize_t)b->n++;
+}
+
 gpg_error_t
 ks_transport_pow_charge (const ks_transport_cfg_t *cfg, const ks_xfer_t *x,
                          unsigned int d)
 {
   ks_pow_budget_t *b = cfg->pow_budget;
   unsigned int cap = cfg->pow_cap ? cfg->pow_cap : KS_POW_CAP_PUT;
-  uint64_t limit = 1ULL << (cap + KS_POW_BUDGET_BITS), cost = 1ULL << d;
-  size_t i;
+  uint64_t cost = 1ULL << d;
+  ssize_t i;
 
   if (!b)
     return 0;
-  for (i = 0; i < b->n && strcmp (b->urls[i], x->base); i++)
-    ;
-  if (i == b->n)
-    {
-      if (b->n == b->size)
-        {
-          size_t size = b->size ? 2 * b->size : 8;
-          char **urls = ks_realloc (b->urls, size * sizeof *urls);
-          uint64_t *spent;
-
-          if (!urls)
-            return gpg_error_from_syserror ();
-          b->urls = urls;
-          spent = ks_realloc (b->spent, size * sizeof *spent);
-          if (!spent)
-            return gpg_error_from_syserror ();
-          b->spent = spent;
-          b->size = size;
-        }
-      b->urls[i] = ks_strdup (x->base);
-      if (!b->urls[i])
-        return gpg_error_from_syserror ();
-      b->spent[i] = 0;
-      b->n++;
-    }
-  if (cost > limit - b->spent[i])
+  i = budget_slot (b, x->base, 1ULL << (cap + KS_POW_BUDGET_BITS));
+  if (i < 0)
+    return gpg_error_from_syserror ();
+  if (!x->priv->pow_rounds)
+    b->limit[i] += 1ULL << (cap > KS_POW_BUDGET_PER_REQUEST_BITS
+                            ? cap - KS_POW_BUDGET_PER_REQUEST_BITS : 0);
+  if (b->spent[i] > b->limit[i] || cost > b->limit[i] - b->spent[i])
     return gpg_error (GPG_ERR_LIMIT_REACHED);
   b->spent[i] += cost;
   return 0;
@@ -86,6 +104,7 @@ ks_pow_budget_release (ks_pow_budget_t *b)
     ks_free (b->urls[i]);
   ks_free (b->urls);
   ks_free (b->spent);
+  ks_free (b->limit);
   memset (b, 0, sizeof *b);
 }
 

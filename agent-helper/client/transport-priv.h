@@ -18,9 +18,13 @@
 /* The most bits a client pays for one request (section 12, "Cap").  */
 #define KS_POW_CAP_GET 24
 #define KS_POW_CAP_PUT 26
-/* A location's budget per operation: 2^(cap + 3) expected hashes, eight
- * requests at the cap (section 12, "Budget").  */
+/* A location's budget per operation (section 12, "Budget"): 2^(cap +
+ * 3) expected hashes, eight requests at the cap, and 2^(cap - 2) more
+ * for every request that gets a challenge, so a busy honest server
+ * that asks two bits below the cap is paid for any number of requests
+ * while one that keeps refusing proofs is not.  */
 #define KS_POW_BUDGET_BITS 3
+#define KS_POW_BUDGET_PER_REQUEST_BITS 2
 /* Nonces tried per challenge: 16 times the average of the cap, so an
  * honest challenge is practically always solved.  */
 #define KS_POW_MAX_TRIES(d) (1ULL << ((d) + 4))
@@ -67,7 +71,8 @@ unsigned int ks_pow_challenge_difficulty (const char *chal);
 unsigned int ks_transport_pow_cap (const ks_transport_cfg_t *cfg,
                                    const ks_xfer_t *x);
 
-/* Charge a challenge of D bits to X's location in CFG's budget: 0, or
+/* Charge a challenge of D bits to X's location in CFG's budget (the
+ * first challenge of a request adds its allowance first): 0, or
  * GPG_ERR_LIMIT_REACHED (nothing charged) when it would take the
  * location past its budget for the operation.  */
 gpg_error_t ks_transport_pow_charge (const ks_transport_cfg_t *cfg,

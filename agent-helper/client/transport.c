@@ -296,11 +296,14 @@ finish_attempt (const ks_transport_cfg_t *cfg, ks_xfer_t *x, CURLcode rc)
       x->err = ks_transport_pow_charge (cfg, x, d);
       if (x->err)
         {
-          snprintf (x->errtext, sizeof x->errtext, "%s",
-                    gpg_err_code (x->err) == GPG_ERR_LIMIT_REACHED
-                    ? _("the server asks more proof of work than one"
-                        " operation allows it")
-                    : gpg_strerror (x->err));
+          if (gpg_err_code (x->err) == GPG_ERR_LIMIT_REACHED)
+            snprintf (x->errtext, sizeof x->errtext,
+                      _("the server asks more proof of work than one"
+                        " operation allows it (one more challenge of"
+                        " difficulty %u)"), d);
+          else
+            snprintf (x->errtext, sizeof x->errtext, "%s",
+                      gpg_strerror (x->err));
           p->state = X_DONE;
           return;
         }
