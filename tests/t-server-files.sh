@@ -57,7 +57,10 @@ ok "the symlink is left" test -L "$SOCK"
 eq "its target is left" "$(cat "$T_WORK/victim")" precious
 rm -f "$SOCK"
 # A stale socket: bound, then its owner gone.
-python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$SOCK"
+stale_socket () {
+  python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$SOCK"
+}
+stale_socket
 ok "stale socket made" test -S "$SOCK"
 "$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h3.log" &
 HP=$!
@@ -74,10 +77,15 @@ wait "$HP" 2>/dev/null || true
 serves () {
   sh -c "printf 'NOP\nBYE\n' | timeout 5 gpg-connect-agent -S '$SOCK' 2>/dev/null | grep -q '^OK'"
 }
-"$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h4.log" &
-HP=$!
-T_PIDS="$T_PIDS $HP"
-t_wait_for "$HP" serves
+# start_helper LOG: a helper on $SOCK in the background (its pid in HP),
+# once it serves.
+start_helper () {
+  "$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/$1" &
+  HP=$!
+  T_PIDS="$T_PIDS $HP"
+  t_wait_for "$HP" serves
+}
+start_helper h4.log
 ok "helper A serves" serves
 rm -f "$SOCK"
 rc=0
@@ -85,7 +93,7 @@ timeout 20 "$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h5.log" || rc=$?
 ok "helper B is refused while A lives, its socket gone (rc $rc)" \
    test "$rc" != 0 -a "$rc" != 124
 grep_in "B says why" "another keysafe-helper" "$T_WORK/h5.log"
-python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$SOCK"
+stale_socket
 kill -TERM "$HP"
 wait "$HP" 2>/dev/null || true
 ok "A at exit leaves a socket it did not bind" test -S "$SOCK"
@@ -93,17 +101,11 @@ rm -f "$SOCK"
 
 # A helper killed outright leaves its socket and its lock file; the next
 # one replaces the socket.
-"$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h6.log" &
-HP=$!
-T_PIDS="$T_PIDS $HP"
-t_wait_for "$HP" serves
+start_helper h6.log
 kill -KILL "$HP"
 wait "$HP" 2>/dev/null || true
 ok "a killed helper leaves its socket" test -S "$SOCK"
-"$HELPER" --daemon --socket "$SOCK" 2>"$T_WORK/h7.log" &
-HP=$!
-T_PIDS="$T_PIDS $HP"
-t_wait_for "$HP" serves
+start_helper h7.log
 ok "the next helper replaces it and serves" serves
 kill -TERM "$HP"
 wait "$HP" 2>/dev/null || true
