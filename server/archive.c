@@ -11,6 +11,10 @@ typedef enum { AR_MAGIC, AR_RECORDS, AR_DONE } ar_state_t;
 struct ks_archive
 {
   size_t max_shard;
+  const size_t *sizes;      /* NULL: any size up to max_shard */
+  unsigned int nsizes;
+  uint64_t bad_index;       /* the record a length error is about */
+  size_t bad_len;
   ks_archive_cb_t cb;
   void *opaque;
   ar_state_t state;
@@ -48,6 +52,30 @@ ks_archive_new (size_t max_shard, ks_archive_cb_t cb, void *opaque,
 }
 
 void
+ks_archive_only_sizes (ks_archive_t *a, const size_t *sizes,
+                       unsigned int nsizes)
+{
+  a->sizes = sizes;
+  a->nsizes = nsizes;
+}
+
+/* True if a shard of LEN bytes may be in the archive.  */
+static int
+size_is_allowed (const ks_archive_t *a, uint32_t len)
+{
+  unsigned int i;
+
+  if (!len || len > a->max_shard)
+    return 0;
+  if (!a->sizes)
+    return 1;
+  for (i = 0; i < a->nsizes; i++)
+    if (a->sizes[i] == len)
+      return 1;
+  return 0;
+}
+
+void
 ks_archive_free (ks_archive_t *a)
 {
   if (!a)
@@ -70,8 +98,12 @@ parse_shard (ks_archive_t *a, ks_buf_t *in)
     err = ks_buf_get_be32 (in, &len);
   if (err)
     return err;
-  if (!len || len > a->max_shard)
-    return gpg_error (GPG_ERR_INV_DATA);
+  if (!size_is_allowed (a, len))
+    {
+      a->bad_index = a->seen;
+      a->bad_len = len;
+      return gpg_error (GPG_ERR_INV_LENGTH);
+    }
   if (ks_buf_left (in) < len)
     return gpg_error (GPG_ERR_TOO_SHORT);
   ks_hex_encode (raw, sizeof raw, name);
@@ -160,6 +192,14 @@ ks_archive_feed (ks_archive_t *a, const void *data, size_t len)
       a->plen -= done;
     }
   return a->err;
+}
+
+void
+ks_archive_bad_record (const ks_archive_t *a, uint64_t *r_index,
+                       size_t *r_len)
+{
+  *r_index = a->bad_index;
+  *r_len = a->bad_len;
 }
 
 gpg_error_t

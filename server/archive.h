@@ -36,11 +36,20 @@ typedef struct ks_archive ks_archive_t;
 gpg_error_t ks_archive_new (size_t max_shard, ks_archive_cb_t cb,
                             void *opaque, ks_archive_t **r_archive);
 void ks_archive_free (ks_archive_t *archive);
+/* Accept only shards whose length is one of the NSIZES in SIZES (kept,
+ * not copied): the object sizes a server stores.  */
+void ks_archive_only_sizes (ks_archive_t *archive, const size_t *sizes,
+                            unsigned int nsizes);
 /* The next LEN bytes of the archive.  GPG_ERR_INV_DATA for a malformed
- * archive, GPG_ERR_TRUNCATED for an end record whose count is wrong.
+ * archive, GPG_ERR_INV_LENGTH for a shard of a length not accepted
+ * (empty, too large, or not one of the sizes), GPG_ERR_TRUNCATED for an end record whose count is wrong.
  * After an error every later call fails the same way.  */
 gpg_error_t ks_archive_feed (ks_archive_t *archive, const void *data,
                              size_t len);
+/* After GPG_ERR_INV_LENGTH: the shard record's number (from 0) and the
+ * length it claimed, for a message that says which one.  */
+void ks_archive_bad_record (const ks_archive_t *archive, uint64_t *r_index,
+                            size_t *r_len);
 /* The archive has ended: 0 and the number of shards in *R_COUNT if it
  * was complete, else GPG_ERR_TRUNCATED (or the earlier error).  */
 gpg_error_t ks_archive_finish (ks_archive_t *archive, uint64_t *r_count);

@@ -44,27 +44,21 @@ release (held_t *h)
   h->fd = -1;
 }
 
-/* Read and drop what is queued on H; release it at the end of the
- * stream, on an error, or past its byte budget.  */
-static void
-drain (held_t *h)
+/* One bounded step on a socket that poll found readable: read and drop
+ * at most one buffer.  True when the socket is done with (end of the
+ * stream, an error, or past its byte budget).  Runs without the lock:
+ * only this thread reads, closes or clears a slot that holds a socket,
+ * and *DRAINED is the slot's own count.  */
+static int
+drain_step (int fd, size_t *drained)
 {
   char buf[16384];
   ssize_t n;
 
-  for (;;)
-    {
-      n = recv (h->fd, buf, sizeof buf, MSG_DONTWAIT);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && errno == EAGAIN)
-        return;
-      if (n <= 0 || (h->drained += n) >= KS_REAPER_BYTES)
-        {
-          release (h);
-          return;
-        }
-    }
+  n = recv (fd, buf, sizeof buf, MSG_DONTWAIT);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return 0;
+  return n <= 0 || (*drained += (size_t)n) >= KS_REAPER_BYTES;
 }
 
 static void *
@@ -73,12 +67,15 @@ reaper_thread (void *arg)
   ks_reaper_t *r = arg;
   struct pollfd pfd[KS_REAPER_SLOTS + 1];
   held_t *which[KS_REAPER_SLOTS + 1];
+  int done[KS_REAPER_SLOTS + 1];
   uint64_t now, next;
   unsigned int i, n;
   char junk[64];
+  int any;
 
   for (;;)
     {
+      any = 0;
       pthread_mutex_lock (&r->lock);
       if (r->stop)
         {
@@ -110,10 +107,21 @@ reaper_thread (void *arg)
       if (pfd[0].revents)
         while (read (r->wake[0], junk, sizeof junk) > 0)
           ;
+      /* The reading is done outside the lock, one buffer per socket a
+       * round, so ks_reaper_take never waits for a drain; poll comes
+       * back at once for a socket that has more.  */
+      for (i = 1; i < n; i++)
+        {
+          done[i] = pfd[i].revents
+                    && drain_step (pfd[i].fd, &which[i]->drained);
+          any |= done[i];
+        }
+      if (!any)
+        continue;
       pthread_mutex_lock (&r->lock);
       for (i = 1; i < n; i++)
-        if (pfd[i].revents && which[i]->fd == pfd[i].fd)
-          drain (which[i]);
+        if (done[i])
+          release (which[i]);
       pthread_mutex_unlock (&r->lock);
     }
 }

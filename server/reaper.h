@@ -10,7 +10,9 @@
  * oversized PUTs a second would stall every other request.  The reaper
  * is one thread holding at most a fixed number of such sockets (its own
  * duplicates of the descriptors); when it is full, a socket is simply
- * closed at once.
+ * closed at once.  The thread reads without holding its lock, one
+ * buffer per socket a round, so a worker handing over a socket never
+ * waits for a drain.
  */
 #ifndef KS_SERVER_REAPER_H
 #define KS_SERVER_REAPER_H

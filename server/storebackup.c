@@ -13,6 +13,7 @@
 #include <gpgme.h>
 #include "storebackup.h"
 #include "archive.h"
+#include "gate.h"
 #include "store.h"
 
 #define NAME_RAW_LEN KS_ARCHIVE_NAME_LEN
@@ -377,7 +378,8 @@ store_one (void *opaque, const char *name, const uint8_t *data, size_t len)
 
 /* Pass 2: the checked archive in FD into the store.  */
 static gpg_error_t
-store_spool (int fd, size_t max_shard, storer_t *st)
+store_spool (int fd, size_t max_shard, const size_t *sizes,
+             unsigned int nsizes, storer_t *st)
 {
   gpg_error_t err;
   ks_archive_t *ar = NULL;
@@ -388,6 +390,8 @@ store_spool (int fd, size_t max_shard, storer_t *st)
   if (lseek (fd, 0, SEEK_SET))
     return gpg_error_from_syserror ();
   err = ks_archive_new (max_shard, store_one, st, &ar);
+  if (!err)
+    ks_archive_only_sizes (ar, sizes, nsizes);
   while (!err)
     {
       n = read (fd, buf, sizeof buf);
@@ -413,13 +417,22 @@ ks_restore_store (const char *dir, const char *file, const char *signer,
   gpg_error_t err;
   spool_t sp = { NULL, -1, 0 };
   storer_t st = { NULL, 0, 0 };
+  size_t sizes[8];
+  unsigned int nsizes;
+  uint64_t bad_index;
+  size_t bad_len;
 
   *r_added = *r_skipped = 0;
-  err = ks_store_open (dir, &st.store, NULL);
+  /* Only the sizes a PUT may have: a shard of any other size is not one
+   * this server could have stored, and no client would ever fetch it.  */
+  err = ks_gate_profile_sizes (max_shard, sizes, KS_DIM (sizes), &nsizes);
+  if (!err)
+    err = ks_store_open (dir, &st.store, NULL);
   if (!err)
     err = ks_archive_new (max_shard, NULL, NULL, &sp.check);
   if (err)
     goto leave;
+  ks_archive_only_sizes (sp.check, sizes, nsizes);
   sp.fd = open_spool (dir);
   if (sp.fd < 0)
     {
@@ -427,8 +440,15 @@ ks_restore_store (const char *dir, const char *file, const char *signer,
       goto leave;
     }
   err = decrypt_to_spool (file, signer, &sp);
+  if (gpg_err_code (err) == GPG_ERR_INV_LENGTH)
+    {
+      ks_archive_bad_record (sp.check, &bad_index, &bad_len);
+      gpgrt_log_error (_("shard %llu of the archive has %zu bytes, "
+                         "not the size of an object: nothing restored\n"),
+                       (unsigned long long)bad_index + 1, bad_len);
+    }
   if (!err)
-    err = store_spool (sp.fd, max_shard, &st);
+    err = store_spool (sp.fd, max_shard, sizes, nsizes, &st);
   *r_added = st.added;
   *r_skipped = st.skipped;
 

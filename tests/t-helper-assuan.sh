@@ -65,6 +65,11 @@ ok "the secret key is back" \
 grep_in "RESTORE shows progress" '^S PROGRESS ' "$T_WORK/restore.out"
 grep_in "RESTORE_RESULT: ok with the test profile" \
   '^S RESTORE_RESULT ok test [0-9]' "$T_WORK/restore.out"
+# Found, needed and objects; no byte count, which would tell the key
+# type to whoever logs these lines.
+grep_in "RESTORE_RESULT: three numbers, no length" \
+  '^S RESTORE_RESULT ok test [0-9][0-9]* [0-9][0-9]* [0-9][0-9]*$' \
+  "$T_WORK/restore.out"
 grep_in "IMPORTED names the key" "^S IMPORTED $FPR\$" "$T_WORK/restore.out"
 grep_in "LOCATION: server 1 answered" '^S LOCATION 1 answered http' \
   "$T_WORK/restore.out"

@@ -123,7 +123,27 @@ took=$(( $(date +%s) - start ))
 kill -CONT "$PID_1"
 grep_in "hang: server 1 is told unreachable" \
   '^S LOCATION 1 unreachable ' "$T_WORK/hang.out"
+# Status lines are for programs: the reason is one keyword, not a
+# sentence in the user's language.
+grep_in "hang: CHECK's reason is the keyword timeout" \
+  '^S LOCATION 1 unreachable http://[^ ]* timeout$' "$T_WORK/hang.out"
 ok "hang: --timeout 3 bounds the stopped server ($took s)" \
    test "$took" -ge 2 -a "$took" -le 30
+
+# A BACKUP beside the stopped server queues its shards; BACKUP_SERVER
+# gives the reason as the same keyword.
+printf '%s' "helper errors 2" >"$T_WORK/name2"
+{ echo "/definqfile NAME $T_WORK/name2"
+  echo "/definqfile PASSWORD $T_WORK/pw"
+  echo "OPTION profile=test"
+  server_options 3
+  echo "BACKUP $FPR"; } >"$T_WORK/hang2.in"
+kill -STOP "$PID_1"
+timeout "$GCA_TIMEOUT" gpg-connect-agent --exec "$HELPER" --server \
+  --timeout 3 --connect-timeout 3 <"$T_WORK/hang2.in" \
+  >"$T_WORK/hang2.out" 2>"$T_WORK/hang2.err" || true
+kill -CONT "$PID_1"
+grep_in "hang: BACKUP queues server 1's shards, reason timeout" \
+  '^S BACKUP_SERVER 1 queued http://[^ ]* timeout$' "$T_WORK/hang2.out"
 
 t_done

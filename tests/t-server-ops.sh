@@ -108,6 +108,40 @@ done
 out=$("$SERVER" --restore-store "$T_WORK/r-good" --from "$T_WORK/good.gpg" --signer "$fpr")
 ok "the same archive, signed and whole, restores" sh -c "echo '$out' | grep -q '30 shards added'"
 
+# A shard record of a size no PUT could have (empty, one byte off an
+# object, beyond --max-shard-bytes) is refused with a message that
+# names it, and nothing of the archive is stored, not even the good
+# shards before it.
+be32 () { printf "\\x%02x\\x%02x\\x%02x\\x%02x" $(($1 >> 24 & 255)) \
+            $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
+# shard_rec LEN [BODYLEN]: one record with a random name and BODYLEN
+# (default LEN) random bytes.
+shard_rec () {
+  printf S; head -c 32 /dev/urandom; printf "$(be32 "$1")"
+  head -c "${2:-$1}" /dev/urandom
+}
+for bad in 0 511 513 16777217; do
+  body=$bad; [ "$bad" -gt 1024 ] && body=0
+  { printf KSSTORE1; shard_rec 512; shard_rec 512
+    shard_rec "$bad" "$body"; printf 'E'; printf '\x00\x00\x00\x00'
+    printf "$(be32 3)"; } > "$T_WORK/bad-$bad"
+  enc --sign --local-user "$fpr" --encrypt < "$T_WORK/bad-$bad" > "$T_WORK/bad-$bad.gpg"
+  rc=0
+  "$SERVER" --restore-store "$T_WORK/r-bad-$bad" --from "$T_WORK/bad-$bad.gpg" \
+            --signer "$fpr" >/dev/null 2>"$T_WORK/bad-$bad.err" || rc=$?
+  ok "shard of $bad bytes refused" test "$rc" != 0
+  grep_in "shard of $bad bytes: the message names it" \
+          "shard 3 of the archive has $bad bytes" "$T_WORK/bad-$bad.err"
+  eq "shard of $bad bytes: nothing stored" \
+     "$(find "$T_WORK/r-bad-$bad" -type f | wc -l)" 0
+done
+# The same archive with the third shard of the right size restores.
+{ printf KSSTORE1; shard_rec 512; shard_rec 512; shard_rec 512
+  printf 'E'; printf '\x00\x00\x00\x00'; printf "$(be32 3)"; } > "$T_WORK/ok3"
+enc --sign --local-user "$fpr" --encrypt < "$T_WORK/ok3" > "$T_WORK/ok3.gpg"
+out=$("$SERVER" --restore-store "$T_WORK/r-ok3" --from "$T_WORK/ok3.gpg" --signer "$fpr")
+ok "three shards of an object's size restore" sh -c "echo '$out' | grep -q '3 shards added'"
+
 # Keep the last 7: nine backups leave store.gpg and store.gpg.1 .. .6.
 for i in $(seq 2 9); do
   "$SERVER" --backup-store "$S" --to "$B" --recipient "$fpr" >/dev/null

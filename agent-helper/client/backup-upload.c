@@ -136,16 +136,22 @@ put_shards (const ks_options_t *opt, const ks_ui_t *ui,
         {
           st[idx] = SH_REFUSED;
           if (!r->loc[i].why[0])
-            snprintf (r->loc[i].why, sizeof r->loc[i].why, "%s",
-                      _("it answers that the name is taken, but it"
-                        " does not hold this shard"));
+            {
+              snprintf (r->loc[i].why, sizeof r->loc[i].why, "%s",
+                        _("it answers that the name is taken, but it"
+                          " does not hold this shard"));
+              r->loc[i].reason = "not-held";
+            }
         }
     }
   for (a = 0; a < m; a++)
     {
       i = x[a].server;
       if (st[which[a]] == SH_FAILED && !r->loc[i].why[0])
-        ks_xfer_describe (&x[a], r->loc[i].why, sizeof r->loc[i].why);
+        {
+          ks_xfer_describe (&x[a], r->loc[i].why, sizeof r->loc[i].why);
+          r->loc[i].reason = ks_xfer_reason (&x[a]);
+        }
     }
 
  leave:

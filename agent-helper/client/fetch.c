@@ -26,6 +26,7 @@ note_failure (ks_fetch_t *f, const ks_xfer_t *x)
           f->state[x->server] = KS_LOC_FAILED;
           snprintf (f->why[x->server], sizeof f->why[x->server], "%s",
                     ks_xfer_describe (x, why, sizeof why));
+          f->reason[x->server] = ks_xfer_reason (x);
         }
     }
   else
@@ -291,6 +292,7 @@ ks_fetch_snapshot (const ks_fetch_t *f, ks_fetch_result_t *r)
     {
       r->loc[s].state = f->state[s];
       snprintf (r->loc[s].why, sizeof r->loc[s].why, "%s", f->why[s]);
+      r->loc[s].reason = f->reason[s];
     }
 }
 

@@ -106,6 +106,7 @@ typedef struct ks_fetch
   unsigned int junk;            /* answers of the wrong size */
   ks_loc_state_t state[KS_FETCH_MAX_SERVERS];  /* per server of LIST */
   char why[KS_FETCH_MAX_SERVERS][160];  /* the reason of a failed one */
+  const char *reason[KS_FETCH_MAX_SERVERS];  /* the same as a keyword */
 } ks_fetch_t;
 
 /* Ask server I for share I of chunk 0 (I = 1..N, N the backup's

@@ -108,6 +108,8 @@ typedef struct ks_location
   ks_loc_state_t state;
   int has_shard;                /* check: its own share is there */
   char why[160];                /* KS_LOC_FAILED: the reason */
+  const char *reason;           /* the same as a keyword for status
+                                   lines (static; NULL: none) */
 } ks_location_t;
 
 /* What a backup did.  UPLOADED once the shards were sent and the

@@ -14,6 +14,7 @@
 #include "flowutil.h"
 #include "queue.h"
 #include "dirstore.h"
+#include "location.h"
 
 /* One location of the queue.  */
 struct qloc
@@ -87,18 +88,36 @@ tell_location (const ks_ui_t *ui, const struct qloc *l, int listing)
                  l->count, age, l->url, l->url);
 }
 
-/* Drop the entries of Q that wait for URL.  */
+/* True if the queued URL QURL names the location WANT (a canonical
+ * identity, or URL itself when it has none).  */
+static int
+same_location (const char *qurl, const char *want)
+{
+  char *id = NULL;
+  int same;
+
+  if (ks_location_canon_id (qurl, &id))
+    return !strcmp (qurl, want);
+  same = !strcmp (id, want);
+  gcry_free (id);
+  return same;
+}
+
+/* Drop the entries of Q that wait for URL, compared as locations are
+ * (common/location.h: case of scheme and host, default port, trailing
+ * slashes).  */
 static gpg_error_t
 drop_location (const ks_ui_t *ui, const ks_queue_entry_t *q, size_t n,
                const char *url)
 {
   gpg_error_t err = 0;
-  size_t i, len = strlen (url), ndropped = 0;
+  size_t i, ndropped = 0;
+  char *want = NULL;
 
-  while (len && url[len - 1] == '/')
-    len--;
+  if (ks_location_canon_id (url, &want))
+    want = NULL;
   for (i = 0; i < n && !err; i++)
-    if (strlen (q[i].url) == len && !strncmp (q[i].url, url, len))
+    if (same_location (q[i].url, want ? want : url))
       {
         err = ks_queue_remove (&q[i]);
         if (!err)
@@ -115,6 +134,7 @@ drop_location (const ks_ui_t *ui, const ks_queue_entry_t *q, size_t n,
     ks_ui_errorf (ui, ngettext ("dropped %zu shard queued for %s",
                                 "dropped %zu shards queued for %s",
                                 ndropped), ndropped, url);
+  gcry_free (want);
   return err;
 }
 

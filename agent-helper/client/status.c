@@ -8,12 +8,18 @@
  *   BACKUP_SERVER <i> stored|queued|lost|refused|unsent <url> [<reason>]
  *   BACKUP_RESULT <profile> <stored> <n> <k> <queued> restorable|not-restorable
  *   LOCATION <i> answered|failed|not-asked|present|missing|unreachable <url> [<reason>]
- *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects> <bytes>
+ *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects>
  *   IMPORTED <fingerprint>
  *   CHECK_RESULT <outcome> <profile|-> <present> <shares> <needed>
  *                restorable|not-restorable <opened> <later-missing>
  * <outcome> is ok, not-found, unreachable, too-few, bad-password,
- * corrupt, not-opened or missing.
+ * corrupt, not-opened or missing.  <reason> is a keyword too
+ * (transport.c, ks_xfer_reason): unreachable, timeout, proxy, pow-limit, full,
+ * not-found, taken, too-large, overloaded, pow-refused,
+ * unexpected-status; a backup adds not-held (the name is answered taken
+ * but the shard is not there) and not-sent.  RESTORE_RESULT gives no
+ * byte count: the exact length of a secret tells its key type and size
+ * to whoever reads a log.
  */
 #include <config.h>
 #include <stdio.h>
@@ -70,6 +76,14 @@ backup_word (ks_backup_outcome_t o)
   return "unknown";
 }
 
+/* A location that failed without a transfer (a backup that stopped
+ * before sending to it) has no reason of its own.  */
+static const char *
+reason_word (const ks_location_t *l)
+{
+  return l->reason ? l->reason : "not-sent";
+}
+
 void
 ks_status_backup (const ks_backup_result_t *r, ks_status_cb_t cb, void *arg)
 {
@@ -84,7 +98,8 @@ ks_status_backup (const ks_backup_result_t *r, ks_status_cb_t cb, void *arg)
               r->loc[i].url);
       else
         emit (cb, arg, "BACKUP_SERVER", "%u %s %s %s", i + 1,
-              backup_word (r->outcome[i]), r->loc[i].url, r->loc[i].why);
+              backup_word (r->outcome[i]), r->loc[i].url,
+              reason_word (&r->loc[i]));
     }
   emit (cb, arg, "BACKUP_RESULT", "%s %u %u %u %zu %s",
         r->profile, r->nstored, r->n, r->k, r->nqueued,
@@ -109,7 +124,8 @@ status_locations (const ks_fetch_result_t *r, unsigned int count, int check,
         w = l->has_shard ? "present"
             : l->state == KS_LOC_FAILED ? "unreachable" : "missing";
       if (l->state == KS_LOC_FAILED)
-        emit (cb, arg, "LOCATION", "%u %s %s %s", i + 1, w, l->url, l->why);
+        emit (cb, arg, "LOCATION", "%u %s %s %s", i + 1, w, l->url,
+              reason_word (l));
       else
         emit (cb, arg, "LOCATION", "%u %s %s", i + 1, w, l->url);
     }
@@ -121,9 +137,9 @@ ks_status_restore (const ks_fetch_result_t *r, ks_status_cb_t cb, void *arg)
   if (!r->decided)
     return;
   status_locations (r, r->nloc, 0, cb, arg);
-  emit (cb, arg, "RESTORE_RESULT", "%s %s %u %u %u %zu",
+  emit (cb, arg, "RESTORE_RESULT", "%s %s %u %u %u",
         outcome_word (r->failure), r->profile ? r->profile : "-",
-        r->found, r->needed, r->nchunks, r->secretlen);
+        r->found, r->needed, r->nchunks);
   if (r->fpr)
     emit (cb, arg, "IMPORTED", "%s", r->fpr);
 }

@@ -532,6 +532,30 @@ ks_xfer_set (ks_xfer_t *x, ks_http_method_t method, const char *base,
 }
 
 const char *
+ks_xfer_reason (const ks_xfer_t *x)
+{
+  if (x->err)
+    switch (gpg_err_code (x->err))
+      {
+      case GPG_ERR_LIMIT_REACHED: return "pow-limit";
+      case GPG_ERR_TIMEOUT: case GPG_ERR_ETIMEDOUT: return "timeout";
+      case GPG_ERR_ENOSPC: return "full";
+      case GPG_ERR_NO_SERVICE: return "proxy";
+      default: return "unreachable";
+      }
+  switch (x->status)
+    {
+    case 404: return "not-found";
+    case 409: return "taken";
+    case 413: return "too-large";
+    case 507: return "full";
+    case 429: return "overloaded";
+    case 403: return "pow-refused";
+    default: return "unexpected-status";
+    }
+}
+
+const char *
 ks_xfer_describe (const ks_xfer_t *x, char *buf, size_t size)
 {
   if (x->err)

@@ -99,5 +99,8 @@ int ks_transport_is_loopback (const char *url);
 
 /* A short description of the outcome of X for the user.  */
 const char *ks_xfer_describe (const ks_xfer_t *x, char *buf, size_t size);
+/* The same as one untranslated keyword for status lines (status.c
+ * lists them).  */
+const char *ks_xfer_reason (const ks_xfer_t *x);
 
 #endif /* KS_TRANSPORT_H */

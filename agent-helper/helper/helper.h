@@ -11,6 +11,7 @@
 #ifndef KS_HELPER_H
 #define KS_HELPER_H
 
+#include <sys/types.h>
 #include <assuan.h>
 #include "keysafe.h"
 #include "keysafe-client.h"
@@ -74,6 +75,23 @@ gpg_error_t ks_helper_register (assuan_context_t ctx, ks_session_t *session);
 /* Forget all OPTIONs of SESSION (back to the defaults) and wipe the
  * stored name.  Also used at the end of a connection.  */
 void ks_helper_session_reset (ks_session_t *session);
+
+/* The daemon's listening socket (listen.c): its descriptor, the lock
+ * that gives the right to its name, and what was bound there.  */
+typedef struct ks_helper_listen
+{
+  int fd;
+  int lockfd;
+  dev_t dev;
+  ino_t ino;
+} ks_helper_listen_t;
+
+/* Listen on the socket NAME, replacing one left there only when no
+ * other helper can be using it.  GPG_ERR_EADDRINUSE when another helper
+ * serves NAME; the reason is logged.  */
+gpg_error_t ks_helper_listen (const char *name, ks_helper_listen_t *r_l);
+/* Close L and remove NAME if it is still the socket L bound.  */
+void ks_helper_unlisten (const char *name, ks_helper_listen_t *l);
 
 /* Answer a connection on FD that cannot be served now with an ERR
  * greeting and close it.  */

@@ -245,95 +245,14 @@ run_pipe_server (const ks_helper_defaults_t *defaults)
 }
 
 
-/* Bind SOCKNAME, replacing a stale socket but never a live one.  */
-static gpg_error_t
-create_socket (const char *sockname, int *r_fd)
-{
-  gpg_error_t err = 0;
-  struct sockaddr_un addr;
-  struct stat st;
-  int r_redirected = 0;
-  int fd = -1;
-  mode_t oldmask;
-
-  *r_fd = -1;
-  memset (&addr, 0, sizeof addr);
-  if (assuan_sock_set_sockaddr_un (sockname, (struct sockaddr *)&addr,
-                                   &r_redirected))
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  fd = socket (AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0)
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  oldmask = umask (077);
-  if (bind (fd, (struct sockaddr *)&addr, sizeof addr))
-    {
-      int probe;
-
-      if (errno != EADDRINUSE)
-        {
-          err = gpg_error_from_syserror ();
-          umask (oldmask);
-          goto leave;
-        }
-      probe = socket (AF_UNIX, SOCK_STREAM, 0);
-      if (probe >= 0
-          && !connect (probe, (struct sockaddr *)&addr, sizeof addr))
-        {
-          close (probe);
-          umask (oldmask);
-          err = gpg_error (GPG_ERR_EADDRINUSE);
-          gpgrt_log_error (_("another keysafe-helper serves %s\n"),
-                           sockname);
-          goto leave;
-        }
-      if (probe >= 0)
-        close (probe);
-      /* Stale: nobody answers on it.  Remove it only if it is a socket
-       * of ours, never a file or a link planted there.  */
-      if (lstat (sockname, &st) || !S_ISSOCK (st.st_mode)
-          || st.st_uid != geteuid ())
-        {
-          umask (oldmask);
-          err = gpg_error (GPG_ERR_EEXIST);
-          gpgrt_log_error (_("refusing to replace %s: not a socket of ours\n"),
-                           sockname);
-          goto leave;
-        }
-      unlink (sockname);
-      if (bind (fd, (struct sockaddr *)&addr, sizeof addr))
-        err = gpg_error_from_syserror ();
-    }
-  umask (oldmask);
-  if (err)
-    goto leave;
-  if (listen (fd, 8))
-    {
-      err = gpg_error_from_syserror ();
-      goto leave;
-    }
-  *r_fd = fd;
-  fd = -1;
-
- leave:
-  if (fd >= 0)
-    close (fd);
-  return err;
-}
-
-
 static int
 run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
 {
   gpg_error_t err;
   char *socketdir = NULL;
   char *sockname = NULL;
-  int listen_fd = -1;
+  ks_helper_listen_t lis = { -1, -1, 0, 0 };
+  int listen_fd;
   struct sigaction sa;
 
   if (socketopt)
@@ -355,7 +274,8 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
       err = gpg_error (GPG_ERR_TOO_LARGE);
       goto leave;
     }
-  err = create_socket (sockname, &listen_fd);
+  err = ks_helper_listen (sockname, &lis);
+  listen_fd = lis.fd;
   if (err)
     {
       gpgrt_log_error (_("cannot listen on %s: %s\n"), sockname,
@@ -416,11 +336,7 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
   err = 0;
 
  leave:
-  if (listen_fd >= 0)
-    {
-      close (listen_fd);
-      unlink (sockname);
-    }
+  ks_helper_unlisten (sockname, &lis);
   gpgrt_free (socketdir);
   gpgrt_free (sockname);
   return err ? 2 : 0;

@@ -2,7 +2,30 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The keywords are those of --status-fd in keysafe (the client
- * library's status.c); here they travel as Assuan status lines.
+ * library's status.c); here they travel as Assuan status lines.  They
+ * are for programs: words and numbers, never translated prose (that
+ * goes to INFO and ERROR_TEXT).
+ *
+ *   BACKUP_SERVER <i> stored|queued|lost|refused|unsent <url> [<reason>]
+ *   LOCATION <i> <state> <url> [<reason>]
+ *   RESTORE_RESULT <outcome> <profile|-> <found> <needed> <objects>
+ *
+ * <reason>, after a location that failed, is one of
+ *   unreachable        no answer (connection, proxy, a missing folder)
+ *   timeout            no answer in time
+ *   proxy              the SOCKS proxy (Tor) failed
+ *   pow-limit          it asked more proof of work than allowed
+ *   full               it answered 507, or the folder's disk is full
+ *   not-found          it answered 404
+ *   taken              it answered 409
+ *   too-large          it answered 413
+ *   overloaded         it answered 429
+ *   pow-refused        it answered 403
+ *   unexpected-status  any other answer
+ *   not-held           it answered 409 but does not hold the shard
+ *   not-sent           the backup stopped before sending to it
+ * RESTORE_RESULT has no byte count: the exact length of the secret
+ * would tell its key type to whoever reads a log of these lines.
  */
 #include <config.h>
 #include <stdio.h>
