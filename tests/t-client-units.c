@@ -206,6 +206,7 @@ test_queue (void)
   uint8_t data[100];
   ks_queue_sib_t sib[2] = { { "http://127.0.0.1:2", "" },
                             { "http://127.0.0.1:3", "" } };
+  ks_queue_obj_t obj = { "", 1, 2 };
   const char *name =
     "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
   char cmd[64];
@@ -217,12 +218,19 @@ test_queue (void)
   T_CHECK (nq == 0);
   memset (sib[0].name, 'a', KS_NAME_HEX_LEN);
   memset (sib[1].name, '0', KS_NAME_HEX_LEN);
+  memset (obj.backup, 'b', KS_NAME_HEX_LEN);
   T_OK (ks_queue_add (home, "http://127.0.0.1:1", name, data, sizeof data,
-                      2, sib, 2));
-  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1, 2, sib, 2)
-           != 0);
+                      &obj, 2, sib, 2));
+  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1, &obj, 2,
+                         sib, 2) != 0);
   sib[1].url = "http://a b";    /* a space would break the sib line */
-  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, 2, sib, 2) != 0);
+  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, &obj, 2, sib, 2)
+           != 0);
+  sib[1].url = "http://127.0.0.1:3";
+  obj.chunk = 2;                /* past the last chunk */
+  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, &obj, 2, sib, 2)
+           != 0);
+  obj.chunk = 1;
   T_OK (ks_queue_list (home, &q, &nq));
   T_CHECK (nq == 1);
   if (nq == 1)
@@ -231,6 +239,8 @@ test_queue (void)
       T_CHECK (!strcmp (q[0].name, name));
       T_CHECK (q[0].len == sizeof data && !memcmp (q[0].data, data, 100));
       T_CHECK (q[0].k == 2 && q[0].nsib == 2);
+      T_CHECK (q[0].has_obj && q[0].obj.chunk == 1 && q[0].obj.nchunks == 2
+               && !strcmp (q[0].obj.backup, obj.backup));
       if (q[0].nsib == 2)
         T_CHECK (!strcmp (q[0].sib[1].url, "http://127.0.0.1:3")
                  && !strcmp (q[0].sib[0].name, sib[0].name));
