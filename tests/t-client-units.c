@@ -196,6 +196,33 @@ test_progress (void)
   T_CHECK (strstr (buf, "100%") != NULL);
 }
 
+/* An entry of the older form 2 is still read (no backup known); one
+ * of form 3 whose chunk is not below its chunk count is not.  SIBNAME
+ * is a valid name.  */
+static void
+test_queue_forms (const char *sibname)
+{
+  ks_queue_entry_t e;
+  char text[512];
+  const char *b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+  snprintf (text, sizeof text, "keysafe-queue-2 http://a\nk 2\n"
+            "sib http://b %s\nend\nXY", sibname);
+  T_OK (ks_queue_parse_entry ((const uint8_t *)text, strlen (text), &e));
+  T_CHECK (!e.has_obj && e.k == 2 && e.nsib == 1 && e.len == 2);
+  ks_queue_entry_release (&e);
+  snprintf (text, sizeof text, "keysafe-queue-3 http://a\nk 2\n"
+            "backup %s 1 2\nsib http://b %s\nend\nXY", b, sibname);
+  T_OK (ks_queue_parse_entry ((const uint8_t *)text, strlen (text), &e));
+  T_CHECK (e.has_obj && e.obj.chunk == 1 && e.obj.nchunks == 2
+           && !strcmp (e.obj.backup, b) && e.len == 2);
+  ks_queue_entry_release (&e);
+  snprintf (text, sizeof text, "keysafe-queue-3 http://a\nk 2\n"
+            "backup %s 2 2\nsib http://b %s\nend\nXY", b, sibname);
+  T_CHECK_ERR (ks_queue_parse_entry ((const uint8_t *)text, strlen (text),
+                                     &e), GPG_ERR_INV_DATA);
+}
+
 static void
 test_queue (void)
 {
@@ -249,6 +276,7 @@ test_queue (void)
   ks_queue_list_free (q, nq);
   T_OK (ks_queue_list (home, &q, &nq));
   T_CHECK (nq == 0);
+  test_queue_forms (sib[0].name);
   ks_queue_list_free (q, nq);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", home);
   if (system (cmd))

@@ -43,11 +43,12 @@ is_first (const ks_queue_entry_t *e)
   return e->has_obj && e->obj.chunk == 0;
 }
 
-/* Find the lead and group of every entry and ask the servers for the
- * shards of each object that are not queued.  */
+/* Find the lead and group of each of the first NQ entries and ask the
+ * servers for the shards of each object that are not among all NALL
+ * queued ones.  */
 static gpg_error_t
 count_shards (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
-              size_t nq, struct qobj *o)
+              size_t nq, size_t nall, struct qobj *o)
 {
   gpg_error_t err = 0;
   ks_xfer_t *g = NULL;
@@ -74,7 +75,7 @@ count_shards (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
       {
         o[i].queued = 1;
         for (s = 0; s < q[i].nsib; s++)
-          if (in_queue (q, nq, q[i].sib[s].name))
+          if (in_queue (q, nall, q[i].sib[s].name))
             o[i].queued++;
           else
             {
@@ -103,13 +104,13 @@ count_shards (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
  * answer waits.  Chunk 0 goes last (Q_LAST).  */
 static gpg_error_t
 check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
-            size_t nq, struct qobj *o, int *what)
+            size_t nq, size_t nall, struct qobj *o, int *what)
 {
   gpg_error_t err;
   size_t i, l;
   int v;
 
-  err = count_shards (cfg, q, nq, o);
+  err = count_shards (cfg, q, nq, nall, o);
   for (i = 0; !err && i < nq; i++)
     {
       if (o[i].group == i)
@@ -132,11 +133,12 @@ check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
 }
 
 /* After the first round: chunk 0 of a backup goes out when every other
- * object of it that has entries now has K stored shards, and nothing
- * of it was dropped.  The number of entries released.  */
+ * object of it that has entries now has K stored shards, nothing of it
+ * was dropped and none of its entries lies past the NQ looked at.  The
+ * number of entries released.  */
 static size_t
-release_first (const ks_queue_entry_t *q, size_t nq, const struct qobj *o,
-               const int *done, int *what)
+release_first (const ks_queue_entry_t *q, size_t nq, size_t nall,
+               const struct qobj *o, const int *done, int *what)
 {
   size_t i, l, n = 0;
   unsigned int stored;
@@ -147,6 +149,8 @@ release_first (const ks_queue_entry_t *q, size_t nq, const struct qobj *o,
       if (what[i] != Q_LAST)
         continue;
       ok = 1;
+      for (l = nq; ok && l < nall; l++)
+        ok = !same_backup (&q[l], &q[i]);
       for (l = o[i].group; ok && l < nq; l++)
         if (o[l].group == o[i].group && what[l] == Q_DROP)
           ok = 0;
@@ -290,13 +294,13 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
       goto leave;
     }
   ks_flow_transport_cfg (opt, ui, &cfg);
-  err = check_sibs (&cfg, q, nq, o, what);
+  err = check_sibs (&cfg, q, nq, nall, o, what);
   if (!err)
     err = send_entries (ui, &cfg, q, nq, what, done);
   for (i = 0; !err && i < nq; i++)
     if (what[i] == Q_SEND)
       what[i] = Q_SENT;
-  if (!err && release_first (q, nq, o, done, what))
+  if (!err && release_first (q, nq, nall, o, done, what))
     err = send_entries (ui, &cfg, q, nq, what, done);
   if (err)
     goto leave;
