@@ -95,3 +95,15 @@ shard_files ()
 {
   find "$T_WORK/store$1" -type f -name '[0-9a-f]*' | grep -E '/[0-9a-f]{64}$' || true
 }
+
+# chunk_on_servers ITEM CHUNK: how many shards of chunk CHUNK of the
+# backup ITEM (no key id bound) the stores of servers 1..3 hold; their
+# names come from t-shardnames.
+chunk_on_servers ()
+{
+  "$top_builddir/tests/t-shardnames" "$1" "$2" 3 "$URL_1" "$URL_2" \
+    "$URL_3" >"$T_WORK/names" 2>>"$T_WORK/names.err" \
+    || { echo "ERROR: t-shardnames failed" >&2; exit 99; }
+  find "$T_WORK"/store[123] -type f -printf '%f\n' 2>/dev/null \
+    | grep -cFx -f "$T_WORK/names" || true
+}

@@ -199,6 +199,33 @@ test_progress (void)
   T_CHECK (strstr (buf, "100%") != NULL);
 }
 
+/* An entry of the older form 2 is still read (no backup known); one
+ * of form 3 whose chunk is not below its chunk count is not.  SIBNAME
+ * is a valid name.  */
+static void
+test_queue_forms (const char *sibname)
+{
+  ks_queue_entry_t e;
+  char text[512];
+  const char *b = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+  snprintf (text, sizeof text, "keysafe-queue-2 http://a\nk 2\n"
+            "sib http://b %s\nend\nXY", sibname);
+  T_OK (ks_queue_parse_entry ((const uint8_t *)text, strlen (text), &e));
+  T_CHECK (!e.has_obj && e.k == 2 && e.nsib == 1 && e.len == 2);
+  ks_queue_entry_release (&e);
+  snprintf (text, sizeof text, "keysafe-queue-3 http://a\nk 2\n"
+            "backup %s 1 2\nsib http://b %s\nend\nXY", b, sibname);
+  T_OK (ks_queue_parse_entry ((const uint8_t *)text, strlen (text), &e));
+  T_CHECK (e.has_obj && e.obj.chunk == 1 && e.obj.nchunks == 2
+           && !strcmp (e.obj.backup, b) && e.len == 2);
+  ks_queue_entry_release (&e);
+  snprintf (text, sizeof text, "keysafe-queue-3 http://a\nk 2\n"
+            "backup %s 2 2\nsib http://b %s\nend\nXY", b, sibname);
+  T_CHECK_ERR (ks_queue_parse_entry ((const uint8_t *)text, strlen (text),
+                                     &e), GPG_ERR_INV_DATA);
+}
+
 static void
 test_queue (void)
 {
@@ -209,6 +236,7 @@ test_queue (void)
   uint8_t data[100];
   ks_queue_sib_t sib[2] = { { "http://127.0.0.1:2", "" },
                             { "http://127.0.0.1:3", "" } };
+  ks_queue_obj_t obj = { "", 1, 2 };
   const char *name =
     "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
   char cmd[64];
@@ -220,12 +248,19 @@ test_queue (void)
   T_CHECK (nq == 0);
   memset (sib[0].name, 'a', KS_NAME_HEX_LEN);
   memset (sib[1].name, '0', KS_NAME_HEX_LEN);
+  memset (obj.backup, 'b', KS_NAME_HEX_LEN);
   T_OK (ks_queue_add (home, "http://127.0.0.1:1", name, data, sizeof data,
-                      2, sib, 2));
-  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1, 2, sib, 2)
-           != 0);
+                      &obj, 2, sib, 2));
+  T_CHECK (ks_queue_add (home, "http://x", "nothex", data, 1, &obj, 2,
+                         sib, 2) != 0);
   sib[1].url = "http://a b";    /* a space would break the sib line */
-  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, 2, sib, 2) != 0);
+  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, &obj, 2, sib, 2)
+           != 0);
+  sib[1].url = "http://127.0.0.1:3";
+  obj.chunk = 2;                /* past the last chunk */
+  T_CHECK (ks_queue_add (home, "http://x", name, data, 1, &obj, 2, sib, 2)
+           != 0);
+  obj.chunk = 1;
   T_OK (ks_queue_list (home, &q, &nq));
   T_CHECK (nq == 1);
   if (nq == 1)
@@ -234,6 +269,8 @@ test_queue (void)
       T_CHECK (!strcmp (q[0].name, name));
       T_CHECK (q[0].len == sizeof data && !memcmp (q[0].data, data, 100));
       T_CHECK (q[0].k == 2 && q[0].nsib == 2);
+      T_CHECK (q[0].has_obj && q[0].obj.chunk == 1 && q[0].obj.nchunks == 2
+               && !strcmp (q[0].obj.backup, obj.backup));
       if (q[0].nsib == 2)
         T_CHECK (!strcmp (q[0].sib[1].url, "http://127.0.0.1:3")
                  && !strcmp (q[0].sib[0].name, sib[0].name));
@@ -242,6 +279,7 @@ test_queue (void)
   ks_queue_list_free (q, nq);
   T_OK (ks_queue_list (home, &q, &nq));
   T_CHECK (nq == 0);
+  test_queue_forms (sib[0].name);
   ks_queue_list_free (q, nq);
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", home);
   if (system (cmd))

@@ -81,8 +81,8 @@ ask_noecho (int fd, const char *prompt, char **r_pw)
   struct termios old, quiet;
   int restore = 0;
 
-  if (write (fd, prompt, strlen (prompt)) < 0 || write (fd, " ", 1) < 0)
-    return gpg_error_from_syserror ();
+  /* Echo goes off before the prompt shows: TCSAFLUSH drops what was
+   * typed so far, and after the prompt that would be the password.  */
   if (!tcgetattr (fd, &old))
     {
       quiet = old;
@@ -91,7 +91,10 @@ ask_noecho (int fd, const char *prompt, char **r_pw)
       if (!tcsetattr (fd, TCSAFLUSH, &quiet))
         restore = 1;
     }
-  err = read_line_secure (fd, r_pw);
+  if (write (fd, prompt, strlen (prompt)) < 0 || write (fd, " ", 1) < 0)
+    err = gpg_error_from_syserror ();
+  else
+    err = read_line_secure (fd, r_pw);
   if (restore)
     tcsetattr (fd, TCSAFLUSH, &old);
   if (write (fd, "\n", 1) < 0)

@@ -201,8 +201,13 @@ queue_one (const ks_options_t *opt, const ks_ui_t *ui,
   gpg_error_t err;
   const char *url = servers[idx % set->n]->url;
   ks_queue_sib_t sib[KS_SHAMIR_MAX_SHARES];
+  ks_queue_obj_t obj;
   unsigned int i, ns = 0;
   size_t first = idx - idx % set->n;
+
+  memcpy (obj.backup, set->names[0], KS_NAME_HEX_LEN + 1);
+  obj.chunk = idx / set->n;
+  obj.nchunks = set->nchunks;
 
   for (i = 0; i < set->n; i++)
     if (first + i != idx)
@@ -214,7 +219,8 @@ queue_one (const ks_options_t *opt, const ks_ui_t *ui,
     err = ks_queue_drop (opt->homedir, set->names[idx]);
   else
     err = ks_queue_add (opt->homedir, url, set->names[idx],
-                        set->shards[idx], set->shard_len, set->k, sib, ns);
+                        set->shards[idx], set->shard_len, &obj, set->k,
+                        sib, ns);
   if (err)
     ks_ui_errorf (ui, _("can't update the upload queue for %s: %s"),
                   url, gpg_strerror (err));
@@ -276,17 +282,18 @@ summarize (const ks_options_t *opt, const ks_shardset_t *set,
   return 0;
 }
 
-/* Phase 2: the written-ahead shards; each leaves the queue once the
- * server holds it or refuses the name.  */
+/* Phase 2: the written-ahead shards of chunks J0..J1-1; each leaves
+ * the queue once the server holds it or refuses the name.  */
 static gpg_error_t
 send_ahead (const ks_options_t *opt, const ks_ui_t *ui,
             const ks_shardset_t *set, const ks_server_t **servers,
-            int *st, size_t *which, ks_backup_result_t *r)
+            uint32_t j0, uint32_t j1, int *st, size_t *which,
+            ks_backup_result_t *r)
 {
   gpg_error_t err;
-  size_t nx = (size_t)set->nchunks * set->n, idx, m = 0;
+  size_t idx, m = 0;
 
-  for (idx = 0; idx < nx; idx++)
+  for (idx = (size_t)j0 * set->n; idx < (size_t)j1 * set->n; idx++)
     if (st[idx] == SH_QUEUED)
       which[m++] = idx;
   err = put_shards (opt, ui, set, servers, which, m, st, r);
@@ -300,17 +307,80 @@ send_ahead (const ks_options_t *opt, const ks_ui_t *ui,
   return err;
 }
 
+/* Can chunk J still reach K shards (stored or queued)?  */
+static int
+reachable (const ks_shardset_t *set, const int *st, uint32_t j)
+{
+  return count_state (set, st, j, SH_STORED)
+    + count_state (set, st, j, SH_QUEUED) >= set->k;
+}
+
+/* Send chunks J0..J1-1, whose written-ahead shards are queued: PUT the
+ * others, then (when every one of them can still reach K) the queued
+ * ones.  What failed waits in the queue while that object holds fewer
+ * than K-1 shards there.  *R_HOPELESS when one cannot reach K.  */
+static gpg_error_t
+send_chunks (const ks_options_t *opt, const ks_ui_t *ui,
+             const ks_shardset_t *set, const ks_server_t **servers,
+             const int *ahead, uint32_t j0, uint32_t j1, int *st,
+             size_t *which, ks_backup_result_t *r, int *r_hopeless)
+{
+  gpg_error_t err;
+  size_t idx, m = 0;
+  uint32_t j;
+
+  for (idx = (size_t)j0 * set->n; idx < (size_t)j1 * set->n; idx++)
+    if (!ahead[idx % set->n])
+      which[m++] = idx;
+  err = put_shards (opt, ui, set, servers, which, m, st, r);
+  for (j = j0; !err && j < j1; j++)
+    if (!reachable (set, st, j))
+      *r_hopeless = 1;
+  if (!err && !*r_hopeless)
+    err = send_ahead (opt, ui, set, servers, j0, j1, st, which, r);
+  for (idx = (size_t)j0 * set->n;
+       !*r_hopeless && !err && idx < (size_t)j1 * set->n; idx++)
+    if (st[idx] == SH_FAILED
+        && count_state (set, st, idx / set->n, SH_QUEUED) + 1 < set->k)
+      {
+        err = queue_one (opt, ui, set, servers, idx, 0);
+        st[idx] = SH_QUEUED;
+      }
+  return err;
+}
+
+/* Chunk 0 while another object is short of K stored shards: PUT its
+ * not written-ahead shards one at a time until one is stored, so that
+ * with the queued ones it can reach K but no K of it are on servers
+ * before the rest of the backup is.  */
+static gpg_error_t
+send_first_alone (const ks_options_t *opt, const ks_ui_t *ui,
+                  const ks_shardset_t *set, const ks_server_t **servers,
+                  const int *ahead, int *st, ks_backup_result_t *r)
+{
+  gpg_error_t err = 0;
+  size_t idx;
+
+  for (idx = 0; !err && idx < set->n && !reachable (set, st, 0); idx++)
+    if (!ahead[idx])
+      err = put_shards (opt, ui, set, servers, &idx, 1, st, r);
+  return err;
+}
+
+/* Chunk 0 goes out last: only it makes a name taken (the probe and a
+ * restore start there), so an interrupted backup leaves chunk 0 below
+ * K or every other object at K stored shards already.  */
 gpg_error_t
 ks_backup_send (const ks_options_t *opt, const ks_ui_t *ui,
                 const ks_shardset_t *set, const ks_server_t **servers,
                 const int *down, ks_backup_result_t *r)
 {
   gpg_error_t err = 0;
-  size_t nx = (size_t)set->nchunks * set->n, idx, m = 0;
+  size_t nx = (size_t)set->nchunks * set->n, idx;
   int ahead[KS_SHAMIR_MAX_SHARES], *st;
   size_t *which;
   uint32_t j;
-  int hopeless = 0;
+  int hopeless = 0, rest_stored = 1;
 
   st = ks_calloc (nx, sizeof *st);
   which = ks_calloc (nx, sizeof *which);
@@ -326,35 +396,29 @@ ks_backup_send (const ks_options_t *opt, const ks_ui_t *ui,
         err = queue_one (opt, ui, set, servers, idx, 0);
         st[idx] = SH_QUEUED;
       }
-    else
-      which[m++] = idx;
-  if (!err)
-    err = put_shards (opt, ui, set, servers, which, m, st, r);
+  if (!err && set->nchunks > 1)
+    err = send_chunks (opt, ui, set, servers, ahead, 1, set->nchunks, st,
+                       which, r, &hopeless);
+  for (j = 1; j < set->nchunks; j++)
+    if (count_state (set, st, j, SH_STORED) < set->k)
+      rest_stored = 0;
+  if (!err && !hopeless && rest_stored)
+    err = send_chunks (opt, ui, set, servers, ahead, 0, 1, st, which, r,
+                       &hopeless);
+  else if (!err && !hopeless)
+    {
+      err = send_first_alone (opt, ui, set, servers, ahead, st, r);
+      hopeless = !reachable (set, st, 0);
+    }
   if (err)
     goto leave;
 
-  /* Too few shards can ever get out: send nothing more.  */
-  for (j = 0; j < set->nchunks; j++)
-    if (count_state (set, st, j, SH_STORED)
-        + count_state (set, st, j, SH_QUEUED) < set->k)
-      hopeless = 1;
+  /* Too few shards can ever get out: nothing of the backup waits.  */
   for (idx = 0; hopeless && !err && idx < nx; idx++)
     if (st[idx] == SH_QUEUED)
       {
         err = queue_one (opt, ui, set, servers, idx, 1);
         st[idx] = SH_UNSENT;
-      }
-  if (!hopeless && !err)
-    err = send_ahead (opt, ui, set, servers, st, which, r);
-
-  /* What failed in phase 1 waits in the queue while it holds fewer
-   * than K-1 shards of that object.  */
-  for (idx = 0; !hopeless && !err && idx < nx; idx++)
-    if (st[idx] == SH_FAILED
-        && count_state (set, st, idx / set->n, SH_QUEUED) + 1 < set->k)
-      {
-        err = queue_one (opt, ui, set, servers, idx, 0);
-        st[idx] = SH_QUEUED;
       }
   if (!err)
     err = summarize (opt, set, servers, st, r);

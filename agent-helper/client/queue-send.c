@@ -6,8 +6,18 @@
 #include "queue.h"
 #include "flowutil.h"
 
-/* What becomes of an entry in this run.  */
-enum { Q_WAIT = 0, Q_SEND, Q_DROP };
+/* What becomes of an entry in this run: Q_LAST is a chunk 0 shard
+ * that waits for the rest of its backup to be stored in this run.  */
+enum { Q_WAIT = 0, Q_SEND, Q_DROP, Q_LAST, Q_SENT };
+
+/* An entry's object and backup, and (for the first entry of an object,
+ * its lead) how many of the object's shards are where.  */
+struct qobj
+{
+  size_t lead, group;
+  unsigned int stored, queued, unknown;
+  int verdict;                  /* of the group's first entry */
+};
 
 static int
 in_queue (const ks_queue_entry_t *q, size_t nq, const char *name)
@@ -20,51 +30,144 @@ in_queue (const ks_queue_entry_t *q, size_t nq, const char *name)
   return 0;
 }
 
-/* Decide into WHAT[i] whether entry i goes out: only when its object
- * has K shards stored or queued; an object that can no longer get
- * there (its other servers answer 404) is dropped, one whose servers
- * do not answer waits.  */
+/* Are entries A and B of one backup?  */
+static int
+same_backup (const ks_queue_entry_t *a, const ks_queue_entry_t *b)
+{
+  return a->has_obj && b->has_obj && !strcmp (a->obj.backup, b->obj.backup);
+}
+
+static int
+is_first (const ks_queue_entry_t *e)
+{
+  return e->has_obj && e->obj.chunk == 0;
+}
+
+/* Find the lead and group of each of the first NQ entries and ask the
+ * servers for the shards of each object that are not among all NALL
+ * queued ones.  */
 static gpg_error_t
-check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
-            size_t nq, int *what)
+count_shards (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
+              size_t nq, size_t nall, struct qobj *o)
 {
   gpg_error_t err = 0;
   ks_xfer_t *g = NULL;
-  size_t i, m = 0, total = 0;
-  unsigned int s, have[KS_QUEUE_CHECK_MAX], unknown[KS_QUEUE_CHECK_MAX];
+  size_t i, l, m = 0, total = 0;
+  unsigned int s;
 
   for (i = 0; i < nq; i++)
-    total += q[i].nsib;
+    {
+      o[i].lead = o[i].group = i;
+      for (l = 0; l < i && o[i].group == i; l++)
+        if (same_backup (&q[l], &q[i]))
+          o[i].group = l;
+      for (l = o[i].group; l < i && o[i].lead == i; l++)
+        if (same_backup (&q[l], &q[i]) && q[l].obj.chunk == q[i].obj.chunk)
+          o[i].lead = l;
+      if (o[i].lead == i)
+        total += q[i].nsib;
+    }
   g = ks_calloc (total ? total : 1, sizeof *g);
   if (!g)
     return gpg_error_from_syserror ();
   for (i = 0; i < nq; i++)
-    {
-      have[i] = 1;
-      unknown[i] = 0;
-      for (s = 0; s < q[i].nsib; s++)
-        if (in_queue (q, nq, q[i].sib[s].name))
-          have[i]++;
-        else
-          {
-            ks_xfer_set (&g[m], KS_HTTP_GET, q[i].sib[s].url,
-                         q[i].sib[s].name, i, 0, 0);
-            g[m++].maxresp = q[i].len + 1;
-          }
-    }
+    if (o[i].lead == i)
+      {
+        o[i].queued = 1;
+        for (s = 0; s < q[i].nsib; s++)
+          if (in_queue (q, nall, q[i].sib[s].name))
+            o[i].queued++;
+          else
+            {
+              ks_xfer_set (&g[m], KS_HTTP_GET, q[i].sib[s].url,
+                           q[i].sib[s].name, i, 0, 0);
+              g[m++].maxresp = q[i].len + 1;
+            }
+      }
   if (m)
     err = ks_transport_run (cfg, g, m);
   for (i = 0; !err && i < m; i++)
     if (!g[i].err && g[i].status == 200)
-      have[g[i].server]++;
+      o[g[i].server].stored++;
     else if (g[i].err || g[i].status != 404)
-      unknown[g[i].server]++;
-  for (i = 0; !err && i < nq; i++)
-    what[i] = (!q[i].k || have[i] >= q[i].k) ? Q_SEND
-      : have[i] + unknown[i] >= q[i].k ? Q_WAIT : Q_DROP;
+      o[g[i].server].unknown++;
   ks_transport_release (g, m);
   ks_free (g);
   return err;
+}
+
+/* Decide into WHAT[i] whether entry i goes out, per backup: only when
+ * every object of its backup that has entries can reach K shards
+ * stored or queued (one without entries got K stored before its last
+ * entry left); a backup that can no longer get there (its other
+ * servers answer 404) is dropped whole, one whose servers do not
+ * answer waits.  Chunk 0 goes last (Q_LAST).  */
+static gpg_error_t
+check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
+            size_t nq, size_t nall, struct qobj *o, int *what)
+{
+  gpg_error_t err;
+  size_t i, l;
+  int v;
+
+  err = count_shards (cfg, q, nq, nall, o);
+  for (i = 0; !err && i < nq; i++)
+    {
+      if (o[i].group == i)
+        {
+          o[i].verdict = Q_SEND;
+          for (l = i; l < nq; l++)
+            if (o[l].group == i && o[l].lead == l && q[l].k)
+              {
+                if (o[l].stored + o[l].queued + o[l].unknown < q[l].k)
+                  o[i].verdict = Q_DROP;
+                else if (o[l].stored + o[l].queued < q[l].k
+                         && o[i].verdict == Q_SEND)
+                  o[i].verdict = Q_WAIT;
+              }
+        }
+      v = o[o[i].group].verdict;
+      what[i] = v == Q_SEND && is_first (&q[i]) ? Q_LAST : v;
+    }
+  return err;
+}
+
+/* After the first round: chunk 0 of a backup goes out when every other
+ * object of it that has entries now has K stored shards, nothing of it
+ * was dropped and none of its entries lies past the NQ looked at.  The
+ * number of entries released.  */
+static size_t
+release_first (const ks_queue_entry_t *q, size_t nq, size_t nall,
+               const struct qobj *o, const int *done, int *what)
+{
+  size_t i, l, n = 0;
+  unsigned int stored;
+  int ok;
+
+  for (i = 0; i < nq; i++)
+    {
+      if (what[i] != Q_LAST)
+        continue;
+      ok = 1;
+      for (l = nq; ok && l < nall; l++)
+        ok = !same_backup (&q[l], &q[i]);
+      for (l = o[i].group; ok && l < nq; l++)
+        if (o[l].group == o[i].group && what[l] == Q_DROP)
+          ok = 0;
+        else if (o[l].group == o[i].group && o[l].lead == l
+                 && !is_first (&q[l]))
+          {
+            size_t e;
+
+            stored = o[l].stored;
+            for (e = l; e < nq; e++)
+              stored += o[e].lead == l && done[e];
+            ok = stored >= q[l].k;
+          }
+      what[i] = ok ? Q_SEND : Q_WAIT;
+      n += ok;
+    }
+  return n;
 }
 
 /* PUT the entries marked Q_SEND; DONE[i] is set when the server holds
@@ -160,6 +263,7 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
   size_t nall = 0, nq, i, ndone = 0, nleft = 0, ndrop = 0;
   ks_transport_cfg_t cfg;
   int *what = NULL, *done = NULL;
+  struct qobj *o = NULL;
 
   if (r_sent)
     {
@@ -183,14 +287,20 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
     nq = KS_QUEUE_CHECK_MAX;    /* the rest in the next run */
   what = ks_calloc (nq, sizeof *what);
   done = ks_calloc (nq, sizeof *done);
-  if (!what || !done)
+  o = ks_calloc (nq, sizeof *o);
+  if (!what || !done || !o)
     {
       err = gpg_error_from_syserror ();
       goto leave;
     }
   ks_flow_transport_cfg (opt, ui, &cfg);
-  err = check_sibs (&cfg, q, nq, what);
+  err = check_sibs (&cfg, q, nq, nall, o, what);
   if (!err)
+    err = send_entries (ui, &cfg, q, nq, what, done);
+  for (i = 0; !err && i < nq; i++)
+    if (what[i] == Q_SEND)
+      what[i] = Q_SENT;
+  if (!err && release_first (q, nq, nall, o, done, what))
     err = send_entries (ui, &cfg, q, nq, what, done);
   if (err)
     goto leave;
@@ -233,6 +343,7 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
  leave:
   ks_free (what);
   ks_free (done);
+  ks_free (o);
   ks_queue_list_free (q, nall);
   return err;
 }

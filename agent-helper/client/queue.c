@@ -16,6 +16,7 @@
 
 #define QUEUE_MAGIC "keysafe-queue-1 "
 #define QUEUE_MAGIC2 "keysafe-queue-2 "
+#define QUEUE_MAGIC3 "keysafe-queue-3 "
 #define QUEUE_MAX_LINE 2048
 #define QUEUE_MAX_HEAD (KS_SHAMIR_MAX_SHARES * QUEUE_MAX_LINE)
 #define QUEUE_MAX_FILE (KS_MAX_SECRET + 4096)
@@ -41,21 +42,26 @@ ks_queue_dir (const char *homedir, char **r_dir)
   return err;
 }
 
-/* The head of a version 2 entry into a new HEAD.  */
+/* The head of a version 3 entry into a new HEAD.  */
 static gpg_error_t
-make_head (const char *url, unsigned int k, const ks_queue_sib_t *sib,
-           unsigned int nsib, ks_buf_t **r_head)
+make_head (const char *url, const ks_queue_obj_t *obj, unsigned int k,
+           const ks_queue_sib_t *sib, unsigned int nsib, ks_buf_t **r_head)
 {
   gpg_error_t err;
-  char line[64];
+  char line[KS_NAME_HEX_LEN + 64];
   unsigned int i;
 
+  if (!ks_name_is_valid (obj->backup, strlen (obj->backup))
+      || obj->chunk >= obj->nchunks)
+    return gpg_error (GPG_ERR_INV_ARG);
   err = ks_buf_new (QUEUE_MAX_HEAD, 0, r_head);
   if (!err)
-    err = ks_buf_append (*r_head, QUEUE_MAGIC2, strlen (QUEUE_MAGIC2));
+    err = ks_buf_append (*r_head, QUEUE_MAGIC3, strlen (QUEUE_MAGIC3));
   if (!err)
     err = ks_buf_append (*r_head, url, strlen (url));
-  snprintf (line, sizeof line, "\nk %u\n", k);
+  snprintf (line, sizeof line, "\nk %u\nbackup %s %lu %lu\n", k,
+            obj->backup, (unsigned long)obj->chunk,
+            (unsigned long)obj->nchunks);
   if (!err)
     err = ks_buf_append (*r_head, line, strlen (line));
   for (i = 0; !err && i < nsib; i++)
@@ -82,7 +88,8 @@ make_head (const char *url, unsigned int k, const ks_queue_sib_t *sib,
 gpg_error_t
 ks_queue_add (const char *homedir, const char *url,
               const char *name, const uint8_t *data, size_t len,
-              unsigned int k, const ks_queue_sib_t *sib, unsigned int nsib)
+              const ks_queue_obj_t *obj, unsigned int k,
+              const ks_queue_sib_t *sib, unsigned int nsib)
 {
   gpg_error_t err;
   char *dir = NULL, *path = NULL;
@@ -92,7 +99,7 @@ ks_queue_add (const char *homedir, const char *url,
 
   if (!ks_name_is_valid (name, strlen (name)) || strchr (url, '\n'))
     return gpg_error (GPG_ERR_INV_ARG);
-  err = make_head (url, k, sib, nsib, &head);
+  err = make_head (url, obj, k, sib, nsib, &head);
   if (!err)
     err = ks_queue_dir (homedir, &dir);
   if (err)
@@ -123,10 +130,39 @@ ks_queue_add (const char *homedir, const char *url,
   return err;
 }
 
-/* The siblings of a version 2 entry from IN into E (after its first
- * line); IN is left at the shard bytes.  */
+/* The "backup <id> <chunk> <chunks>" line of a version 3 entry.  */
 static gpg_error_t
-read_sibs (ks_buf_t *in, ks_queue_entry_t *e)
+read_obj (ks_buf_t *in, ks_queue_entry_t *e)
+{
+  char line[QUEUE_MAX_LINE], *p;
+  unsigned long j, nj;
+
+  if (ks_buf_get_line (in, line, sizeof line) || strncmp (line, "backup ", 7)
+      || strlen (line) < 7 + KS_NAME_HEX_LEN + 4
+      || line[7 + KS_NAME_HEX_LEN] != ' ')
+    return gpg_error (GPG_ERR_INV_DATA);
+  memcpy (e->obj.backup, line + 7, KS_NAME_HEX_LEN);
+  e->obj.backup[KS_NAME_HEX_LEN] = 0;
+  p = line + 8 + KS_NAME_HEX_LEN;
+  if (!ks_name_is_valid (e->obj.backup, KS_NAME_HEX_LEN) || *p < '0'
+      || *p > '9')
+    return gpg_error (GPG_ERR_INV_DATA);
+  j = strtoul (p, &p, 10);
+  if (*p != ' ' || p[1] < '0' || p[1] > '9')
+    return gpg_error (GPG_ERR_INV_DATA);
+  nj = strtoul (p + 1, &p, 10);
+  if (*p || j >= nj || nj > KS_MAX_SECRET)
+    return gpg_error (GPG_ERR_INV_DATA);
+  e->obj.chunk = j;
+  e->obj.nchunks = nj;
+  e->has_obj = 1;
+  return 0;
+}
+
+/* The rest of the head of a version 2 or (V3) 3 entry from IN into E
+ * (after its first line); IN is left at the shard bytes.  */
+static gpg_error_t
+read_sibs (ks_buf_t *in, ks_queue_entry_t *e, int v3)
 {
   gpg_error_t err;
   char line[QUEUE_MAX_LINE], *sp;
@@ -139,6 +175,8 @@ read_sibs (ks_buf_t *in, ks_queue_entry_t *e)
       || *sp || k > KS_SHAMIR_MAX_SHARES)
     return gpg_error (GPG_ERR_INV_DATA);
   e->k = k;
+  if (v3 && (err = read_obj (in, e)))
+    return err;
   e->sib = ks_calloc (KS_SHAMIR_MAX_SHARES, sizeof *e->sib);
   if (!e->sib)
     return gpg_error_from_syserror ();
@@ -180,13 +218,14 @@ ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
   ks_buf_t in;
   char magic[sizeof QUEUE_MAGIC - 1];
   size_t urlsize;
-  int v2;
+  int v2, v3;
 
   memset (e, 0, sizeof *e);
   ks_buf_view (&in, bytes, len);
   err = ks_buf_get_bytes (&in, magic, sizeof magic);
   v2 = !err && !memcmp (magic, QUEUE_MAGIC2, sizeof magic);
-  if (err || (!v2 && memcmp (magic, QUEUE_MAGIC, sizeof magic))
+  v3 = !err && !memcmp (magic, QUEUE_MAGIC3, sizeof magic);
+  if (err || (!v2 && !v3 && memcmp (magic, QUEUE_MAGIC, sizeof magic))
       || !memchr (ks_buf_ptr (&in), '\n', ks_buf_left (&in)))
     return gpg_error (GPG_ERR_INV_DATA);
   urlsize = ks_buf_left (&in) + 1;
@@ -199,7 +238,7 @@ ks_queue_parse_entry (const uint8_t *bytes, size_t len, ks_queue_entry_t *e)
       err = gpg_error (GPG_ERR_INV_DATA);
       goto leave;
     }
-  if (v2 && (err = read_sibs (&in, e)))
+  if ((v2 || v3) && (err = read_sibs (&in, e, v3)))
     goto leave;
   e->len = ks_buf_left (&in);
   e->data = ks_malloc (e->len ? e->len : 1);

@@ -2,14 +2,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * GNUPGHOME/keysafe-queue/<shard name> (directory 0700, files 0600)
- * holds one line "keysafe-queue-1 <server URL>\n" and then the shard
- * bytes; or "keysafe-queue-2 <server URL>\n", "k <threshold>\n", one
- * "sib <URL> <name>\n" per other shard of the same object, "end\n"
- * and the shard bytes.  The siblings let `upload-queued` send a shard
- * only when the object can still reach K shards: a backup killed
- * before its other shards got out leaves no lone shard on a server.  Only shards are queued, never the secret; one shard alone
- * reveals nothing.  A file appears whole or not at all (temp file,
- * fsync, rename).
+ * holds "keysafe-queue-3 <server URL>\n", "k <threshold>\n",
+ * "backup <id> <chunk> <chunks>\n", one "sib <URL> <name>\n" per
+ * other shard of the same object, "end\n" and the shard bytes.  The
+ * backup line lets `upload-queued` decide per backup, not per object:
+ * a shard goes out only when every object of its backup can reach K,
+ * and chunk 0 only after the other objects are stored, so a backup
+ * killed part-way never leaves a name that looks taken but does not
+ * restore (protocol.md section 8 step 5).  Entries of the older forms
+ * are still read: "keysafe-queue-2" (no backup line; judged as a
+ * backup of one object) and "keysafe-queue-1" (URL and bytes only;
+ * sent as they are).  Only shards are queued, never the secret; one
+ * shard alone reveals nothing.  A file appears whole or not at all
+ * (temp file, fsync, rename).
  */
 #ifndef KS_QUEUE_H
 #define KS_QUEUE_H
@@ -23,6 +28,15 @@ typedef struct ks_queue_sib
   char name[KS_NAME_HEX_LEN + 1];
 } ks_queue_sib_t;
 
+/* Which backup and object an entry belongs to.  The id is the name of
+ * share 1 of chunk 0: unique per backup and never sent anywhere.  */
+typedef struct ks_queue_obj
+{
+  char backup[KS_NAME_HEX_LEN + 1];
+  uint32_t chunk;
+  uint32_t nchunks;
+} ks_queue_obj_t;
+
 typedef struct ks_queue_entry
 {
   char *path;                   /* file of the entry */
@@ -33,17 +47,19 @@ typedef struct ks_queue_entry
   unsigned int k;               /* threshold; 0: no siblings known */
   unsigned int nsib;
   ks_queue_sib_t *sib;          /* urls malloc'd */
+  int has_obj;                  /* OBJ is known (version 3) */
+  ks_queue_obj_t obj;
 } ks_queue_entry_t;
 
 /* The queue directory for HOMEDIR (NULL = GnuPG's default).  */
 gpg_error_t ks_queue_dir (const char *homedir, char **r_dir);
 
-/* Queue shard NAME with DATA for server URL; the object needs K
- * shards, its others are the NSIB of SIB.  */
+/* Queue shard NAME with DATA for server URL; it is part of OBJ, which
+ * needs K shards, its others are the NSIB of SIB.  */
 gpg_error_t ks_queue_add (const char *homedir, const char *url,
                           const char *name, const uint8_t *data, size_t len,
-                          unsigned int k, const ks_queue_sib_t *sib,
-                          unsigned int nsib);
+                          const ks_queue_obj_t *obj, unsigned int k,
+                          const ks_queue_sib_t *sib, unsigned int nsib);
 
 /* Parse the LEN bytes of a queue file into E (url, data; not path or
  * name, which come from the file's place).  GPG_ERR_INV_DATA when they
