@@ -21,7 +21,9 @@
  * entry both installed, say) finds GNUPGHOME/keysafe-firstboot.lock
  * locked (flock) and does nothing, so it cannot make a second key.
  *
- * The files are written by fbstate.c; none holds a secret.
+ * The files are written by fbstate.c; none holds a secret.  The outcome
+ * goes back as a ks_firstboot_result_t for the face to phrase; only the
+ * steps before long work are told as they start.
  */
 #include <config.h>
 #include <stdio.h>

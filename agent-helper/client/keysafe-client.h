@@ -281,7 +281,8 @@ typedef struct ks_firstboot_result
   gpg_error_t detail;           /* the error behind FAILURE */
   char *home;                   /* the GnuPG home (ks_malloc'd) or NULL */
   const char *file;             /* the state file concerned (static) */
-  char fpr[65];                 /* the key backed up, or "" */
+  char fpr[65];                 /* the key backed up (v4: 40, v5: 64 hex
+                                   digits), or "" */
   const char *keyid;            /* NO_KEY: what --gpgkeyid named */
   char *userid;                 /* USERID/CREATE_KEY: the new key's
                                    user ID (ks_malloc'd) or NULL */

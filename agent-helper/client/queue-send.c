@@ -86,7 +86,7 @@ location_of (ks_queue_result_t *r, const char *url)
   return l;
 }
 
-/* Mark the location of entry I as failed for the reason of X.  */
+/* Mark the location of entry Q as failed for the reason of X.  */
 static void
 location_failed (ks_queue_result_t *r, const ks_queue_entry_t *q,
                  const ks_xfer_t *x)
