@@ -298,6 +298,17 @@ do_check (assuan_context_t ctx, char *line)
 }
 
 
+/* Begin a command that takes no argument on CTX; ERROR (static: Assuan
+ * keeps the pointer) tells a LINE that has one.  */
+static gpg_error_t
+begin_without_argument (assuan_context_t ctx, const char *line,
+                        const char *error)
+{
+  if (*line)
+    return assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER), error);
+  return ks_helper_begin_command (assuan_get_pointer (ctx));
+}
+
 static const char hlp_upload_queued[] =
   "UPLOAD_QUEUED\n"
   "\n"
@@ -313,10 +324,8 @@ do_upload_queued (assuan_context_t ctx, char *line)
   ks_ui_t ui;
   ks_queue_result_t result;
 
-  if (*line)
-    return assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER),
-                             _("UPLOAD_QUEUED takes no argument"));
-  err = ks_helper_begin_command (s);
+  err = begin_without_argument (ctx, line,
+                                _("UPLOAD_QUEUED takes no argument"));
   if (err)
     return err;
   ks_helper_make_options (s, &opt);
@@ -372,10 +381,8 @@ do_servers (assuan_context_t ctx, char *line)
   ks_session_t *s = assuan_get_pointer (ctx);
   gpg_error_t err;
 
-  if (*line)
-    return assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER),
-                             _("SERVERS takes no argument"));
-  err = ks_helper_begin_command (s);
+  err = begin_without_argument (ctx, line,
+                                _("SERVERS takes no argument"));
   if (err)
     return err;
   err = list_servers (s, 0);
