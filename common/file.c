@@ -6,6 +6,8 @@
  */
 #include <config.h>
 #include <stdio.h>
+#include <string.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -81,24 +83,16 @@ ks_file_write_atomic (const char *path, const struct iovec *iov, int iovcnt)
   return err;
 }
 
-gpg_error_t
-ks_file_read (const char *path, size_t max, int secure,
-              uint8_t **r_data, size_t *r_len)
+/* All of FD, at most MAX bytes, as ks_file_read tells.  */
+static gpg_error_t
+read_all (int fd, size_t max, int secure, uint8_t **r_data, size_t *r_len)
 {
   gpg_error_t err = 0;
   ks_buf_t *buf = NULL;
   uint8_t chunk[4096];
   size_t len = 0;
   ssize_t n;
-  int fd;
 
-  *r_data = NULL;
-  *r_len = 0;
-  if (max >= SIZE_MAX - sizeof chunk)
-    return gpg_error (GPG_ERR_INV_ARG);
-  fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return gpg_error_from_syserror ();
   /* One byte over MAX tells a file of exactly MAX from a longer one;
    * the NUL needs one more.  */
   err = ks_buf_new (max + 2, secure, &buf);
@@ -124,6 +118,111 @@ ks_file_read (const char *path, size_t max, int secure,
   if (!err)
     *r_len = len;
   ks_buf_free (buf);
+  return err;
+}
+
+static gpg_error_t
+read_at (int dirfd, const char *name, int flags, size_t max, int secure,
+         uint8_t **r_data, size_t *r_len)
+{
+  gpg_error_t err;
+  int fd;
+
+  *r_data = NULL;
+  *r_len = 0;
+  if (max >= SIZE_MAX - 4096)
+    return gpg_error (GPG_ERR_INV_ARG);
+  fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | flags);
+  if (fd < 0)
+    return gpg_error_from_syserror ();
+  err = read_all (fd, max, secure, r_data, r_len);
   close (fd);
   return err;
+}
+
+gpg_error_t
+ks_file_read (const char *path, size_t max, int secure,
+              uint8_t **r_data, size_t *r_len)
+{
+  return read_at (AT_FDCWD, path, 0, max, secure, r_data, r_len);
+}
+
+gpg_error_t
+ks_file_read_at (int dirfd, const char *name, size_t max, int secure,
+                 uint8_t **r_data, size_t *r_len)
+{
+  return read_at (dirfd, name, O_NONBLOCK, max, secure, r_data, r_len);
+}
+
+gpg_error_t
+ks_dir_from_fd (int fd, DIR **r_dir)
+{
+  gpg_error_t err;
+
+  *r_dir = fdopendir (fd);
+  if (*r_dir)
+    return 0;
+  err = gpg_error_from_syserror ();
+  close (fd);
+  return err;
+}
+
+void
+ks_dir_list_free (char **names, size_t count)
+{
+  size_t i;
+
+  if (!names)
+    return;
+  for (i = 0; i < count; i++)
+    ks_free (names[i]);
+  ks_free (names);
+}
+
+gpg_error_t
+ks_dir_list (const char *dir, int (*keep) (const char *name), size_t max,
+             char ***r_names, size_t *r_count)
+{
+  gpg_error_t err = 0;
+  DIR *d;
+  struct dirent *de;
+  char **names = NULL, **grown;
+  size_t count = 0, alloc = 0;
+
+  *r_names = NULL;
+  *r_count = 0;
+  d = opendir (dir);
+  if (!d)
+    return errno == ENOENT ? 0 : gpg_error_from_syserror ();
+  while (!err && count < max && (de = readdir (d)))
+    {
+      if (!strcmp (de->d_name, ".") || !strcmp (de->d_name, "..")
+          || (keep && !keep (de->d_name)))
+        continue;
+      if (count == alloc)
+        {
+          alloc = alloc ? 2 * alloc : 16;
+          grown = ks_realloc (names, alloc * sizeof *names);
+          if (!grown)
+            {
+              err = gpg_error_from_syserror ();
+              break;
+            }
+          names = grown;
+        }
+      names[count] = ks_strdup (de->d_name);
+      if (!names[count])
+        err = gpg_error_from_syserror ();
+      else
+        count++;
+    }
+  closedir (d);
+  if (err)
+    {
+      ks_dir_list_free (names, count);
+      return err;
+    }
+  *r_names = names;
+  *r_count = count;
+  return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include "shardstore.h"
+#include "file.h"
 
 /* All timestamps of the store are this one instant.  */
 static const struct timespec epoch_times[2] = { { 0, 0 }, { 0, 0 } };
@@ -365,7 +366,6 @@ ks_shardstore_get (int rootfd, const char *name, size_t max,
 static gpg_error_t
 open_dir (int rootfd, const char *rel, DIR **r_dir)
 {
-  gpg_error_t err;
   int fd;
 
   *r_dir = NULL;
@@ -373,12 +373,7 @@ open_dir (int rootfd, const char *rel, DIR **r_dir)
                                    | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return gpg_error_from_syserror ();
-  *r_dir = fdopendir (fd);
-  if (*r_dir)
-    return 0;
-  err = gpg_error_from_syserror ();
-  close (fd);
-  return err;
+  return ks_dir_from_fd (fd, r_dir);
 }
 
 /* Remove temp files in the directory REL (relative to ROOTFD).  */

@@ -216,6 +216,28 @@ own_string (config_t *cfg, gpgrt_argparse_t *p)
   cfg->owned[cfg->nowned++] = p->r.ret_str;
 }
 
+/* One pass that hands every option to handle_option: over the config
+ * file FP, or over the command line when FP is NULL.  *R_ARGC gets the
+ * number of arguments left over.  */
+static void
+parse_pass (config_t *cfg, gpgrt_stream_t fp, int argc, char **argv,
+            int *r_argc)
+{
+  gpgrt_argparse_t pargs;
+
+  memset (&pargs, 0, sizeof pargs);
+  pargs.argc = &argc;
+  pargs.argv = &argv;
+  while (gpgrt_argparse (fp, &pargs, opts))
+    {
+      handle_option (cfg, &pargs);
+      if (fp)
+        own_string (cfg, &pargs);
+    }
+  gpgrt_argparse (NULL, &pargs, NULL);
+  *r_argc = argc;
+}
+
 static void
 parse_options (config_t *cfg, int argc, char **argv)
 {
@@ -241,29 +263,12 @@ parse_options (config_t *cfg, int argc, char **argv)
       if (!fp)
         gpgrt_log_fatal (_("cannot open '%s': %s\n"), cfgfile,
                          strerror (errno));
-      argc = oargc;
-      argv = oargv;
-      memset (&pargs, 0, sizeof pargs);
-      pargs.argc = &argc;
-      pargs.argv = &argv;
-      while (gpgrt_argparse (fp, &pargs, opts))
-        {
-          handle_option (cfg, &pargs);
-          own_string (cfg, &pargs);
-        }
-      gpgrt_argparse (NULL, &pargs, NULL);
+      parse_pass (cfg, fp, oargc, oargv, &argc);
       gpgrt_fclose (fp);
     }
 
   /* Pass 3: the command line wins.  */
-  argc = oargc;
-  argv = oargv;
-  memset (&pargs, 0, sizeof pargs);
-  pargs.argc = &argc;
-  pargs.argv = &argv;
-  while (gpgrt_argparse (NULL, &pargs, opts))
-    handle_option (cfg, &pargs);
-  gpgrt_argparse (NULL, &pargs, NULL);
+  parse_pass (cfg, NULL, oargc, oargv, &argc);
   if (argc)
     gpgrt_usage (1);
 }

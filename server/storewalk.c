@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include "store.h"
+#include "file.h"
 
 static int
 is_dot (const char *s)
@@ -45,13 +46,9 @@ walk_leaf (walk_state_t *ws, int fd, const char *a, const char *b)
   struct stat st;
   int sfd;
 
-  dir = fdopendir (fd);
-  if (!dir)
-    {
-      err = gpg_error_from_syserror ();
-      close (fd);
-      return err;
-    }
+  err = ks_dir_from_fd (fd, &dir);
+  if (err)
+    return err;
   while (!err && (de = readdir (dir)))
     {
       const char *n = de->d_name;
@@ -121,13 +118,9 @@ walk_level (walk_state_t *ws, int fd, const char *a)
   struct dirent *de;
   int sub;
 
-  dir = fdopendir (fd);
-  if (!dir)
-    {
-      err = gpg_error_from_syserror ();
-      close (fd);
-      return err;
-    }
+  err = ks_dir_from_fd (fd, &dir);
+  if (err)
+    return err;
   while (!err && (de = readdir (dir)))
     {
       if (is_dot (de->d_name))

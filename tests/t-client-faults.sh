@@ -68,15 +68,27 @@ eq "two shards (two objects) queued" "$(ls "$Q" | wc -l)" 2
 eq "the queue is private" "$(stat -c %a "$Q")" 700
 mkdir "$T_WORK/qcopy"
 cp "$Q"/* "$T_WORK/qcopy/"
-fails "upload-queued fails while the server is down" ks upload-queued
+fails "upload-queued fails while the server is down" ks --status-fd 4 \
+  upload-queued 4>"$T_WORK/status"
 eq "still queued" "$(ls "$Q" | wc -l)" 2
+grep_in "the down server is named with its count" \
+  ": .*; 2 shards stay queued" "$T_WORK/ks.err"
+grep_in "status: the location failed, 2 shards left" \
+  '^\[KEYSAFE:\] QUEUE_LOCATION 1 failed [^ ]* 0 2 0 0 [a-z-]*$' "$T_WORK/status"
+grep_in "status: the result says shards are left" \
+  '^\[KEYSAFE:\] QUEUE_RESULT left 0 2 0 0$' "$T_WORK/status"
 fails "check says a shard is missing" ks check --name queued --password-fd 3 \
   $SERVERS
 grep_in "check names the unreachable server" "server 3 ($URL_3): unreachable" \
   "$T_WORK/ks.err"
 srv_start 3
-ok "upload-queued sends them" ks upload-queued
+ok "upload-queued sends them" ks --status-fd 4 upload-queued \
+  4>"$T_WORK/status"
 grep_in "sent" "2 queued shards sent, 0 left" "$T_WORK/ks.err"
+grep_in "status: the location took both" \
+  '^\[KEYSAFE:\] QUEUE_LOCATION 1 answered [^ ]* 2 0 0 0$' "$T_WORK/status"
+grep_in "status: the result is ok" \
+  '^\[KEYSAFE:\] QUEUE_RESULT ok 2 0 0 0$' "$T_WORK/status"
 eq "the queue is empty" "$(ls "$Q" | wc -l)" 0
 eq "server 3 holds them now" "$(shard_files 3 | wc -l)" 6
 ok "upload-queued again: nothing to do" ks upload-queued

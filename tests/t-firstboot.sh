@@ -81,8 +81,8 @@ fb ()
   local out="$1" rc=0
   shift
   timeout 600 "$KEYSAFE" --profile test --timeout 30 --connect-timeout 10 \
-    firstboot "$@" $SERVERS </dev/null >"$T_WORK/$out.out" \
-    2>"$T_WORK/$out.err" || rc=$?
+    --status-fd 4 firstboot "$@" $SERVERS </dev/null >"$T_WORK/$out.out" \
+    2>"$T_WORK/$out.err" 4>"$T_WORK/$out.status" || rc=$?
   sed 's/^/  | /' "$T_WORK/$out.err"
   return $rc
 }
@@ -122,9 +122,12 @@ ok "first run" fb run1
 grep_in "a key is created" "creating one for" "$T_WORK/run1.err"
 grep_in "the backup is stored on 3 servers" "3 of 3 servers" "$T_WORK/run1.err"
 grep_in "first boot is done" "first boot is done" "$T_WORK/run1.err"
+FPR=$(first_fpr)
+grep_in "status: done, 3 of 3 hold their shards, none queued" \
+  "^\[KEYSAFE:\] FIRSTBOOT_RESULT done ok $FPR test 3 3 2 0\$" \
+  "$T_WORK/run1.status"
 ok "the marker is there" test -f "$GNUPGHOME/$MARKER"
 eq "one secret key" "$(seckeys)" 1
-FPR=$(first_fpr)
 "$GPG" --batch --with-colons --list-secret-keys >"$T_WORK/uids" 2>/dev/null
 grep_in "the user ID is login@host from the passwd entry" \
   "^uid:.*<$(id -un)@$(hostname)>" "$T_WORK/uids"
@@ -150,6 +153,9 @@ store_state >"$T_WORK/state1"
 
 ok "second run" fb run2
 grep_in "the second run does nothing" "done already" "$T_WORK/run2.err"
+grep_in "status: already done" \
+  '^\[KEYSAFE:\] FIRSTBOOT_RESULT already ok - - 0 0 0 0$' \
+  "$T_WORK/run2.status"
 ok "the second run asks nothing" sh -c "! grep -q GETPIN '$T_WORK/pinentry.log'"
 store_state >"$T_WORK/state2"
 ok "the second run stores no backup" cmp -s "$T_WORK/state1" "$T_WORK/state2"
@@ -171,6 +177,9 @@ ok "run with server 3 down" fb down1 --name "fb one down" --no-protection
 grep_in "says the backup is restorable" "restorable now" "$T_WORK/down1.err"
 grep_in "says the shards are queued" "upload-queued" "$T_WORK/down1.err"
 grep_in "first boot counts as done" "first boot is done" "$T_WORK/down1.err"
+grep_in "status: done with 2 of 3, shards queued" \
+  '^\[KEYSAFE:\] FIRSTBOOT_RESULT done ok [0-9A-F]* test 2 3 2 [1-9][0-9]*$' \
+  "$T_WORK/down1.status"
 ok "the marker is there" test -f "$GNUPGHOME/$MARKER"
 ok "the marker counts queued shards" \
   grep -q '^queued [1-9][0-9]*$' "$GNUPGHOME/$MARKER"
@@ -199,6 +208,9 @@ grep_in "says why" "NOT restorable" "$T_WORK/two1.err"
 grep_in "says first boot is not done" "first boot is not done" \
   "$T_WORK/two1.err"
 grep_in "says the key stays" "stays" "$T_WORK/two1.err"
+grep_in "status: pending, 1 of 3 hold their shards" \
+  '^\[KEYSAFE:\] FIRSTBOOT_RESULT pending ok [0-9A-F]* test 1 3 2 [1-9][0-9]*$' \
+  "$T_WORK/two1.status"
 grep_in "says why server 3's shards are not kept" "holds at most 1 shard of" \
   "$T_WORK/two1.err"
 ok "no marker" test ! -e "$GNUPGHOME/$MARKER"
@@ -213,6 +225,11 @@ srv_start 3
 B2=$(count 2); B3=$(count 3)
 ok "with the servers back it succeeds" fb two2 --name "fb two down"
 grep_in "it finishes the earlier backup" "earlier run" "$T_WORK/two2.err"
+grep_in "status: the queued shards were sent" \
+  '^\[KEYSAFE:\] QUEUE_RESULT ok [1-9][0-9]* 0 0 0$' "$T_WORK/two2.status"
+grep_in "status: the resumed backup is done" \
+  '^\[KEYSAFE:\] FIRSTBOOT_RESULT done ok [0-9A-F]* test 2 2 2 0$' \
+  "$T_WORK/two2.status"
 grep_in "first boot is done" "first boot is done" "$T_WORK/two2.err"
 ok "the marker is there" test -f "$GNUPGHOME/$MARKER"
 grep_in "the marker names the key" "^fingerprint $FPR3\$" \
@@ -273,6 +290,9 @@ fails "the next run with server 2 still down is not done either" fb liar2 \
   --name "fb liar"
 grep_in "says it is still not restorable" "still not restorable" \
   "$T_WORK/liar2.err"
+grep_in "status: failed, not restorable" \
+  '^\[KEYSAFE:\] FIRSTBOOT_RESULT failed not-restorable [0-9A-F]* test 1 ' \
+  "$T_WORK/liar2.status"
 ok "still no marker" test ! -e "$GNUPGHOME/$MARKER"
 srv_start 2
 ok "with server 2 back first boot is done" fb liar3 --name "fb liar"

@@ -134,4 +134,39 @@ grep_in "wrong password: RESTORE_RESULT says bad-password" \
   '^S RESTORE_RESULT bad-password test ' "$T_WORK/wrong.out"
 eq "NOP after the failure" "$(last_reply "$T_WORK/wrong.out")" "OK"
 
+# UPLOAD_QUEUED: the queue's result as status lines.  A backup with
+# server 3 down leaves its shards queued; they stay while it is down and
+# go out once it is back.
+gca_pipe uq0 <<EOF
+$(session_head)
+UPLOAD_QUEUED
+EOF
+eq "UPLOAD_QUEUED of an empty queue succeeds" \
+  "$(last_reply "$T_WORK/uq0.out")" "OK"
+grep_in "UPLOAD_QUEUED: the queue is empty" '^S QUEUE_RESULT empty 0 0 0 0$' \
+  "$T_WORK/uq0.out"
+srv_stop 3
+gca_pipe uq1 <<EOF
+/definqfile PASSWORD $T_WORK/pw
+OPTION profile=test
+$(server_options 3)
+OPTION name=helper%20queued
+BACKUP $FPR
+UPLOAD_QUEUED
+EOF
+grep_in "UPLOAD_QUEUED fails while server 3 is down" '^ERR ' "$T_WORK/uq1.out"
+grep_in "UPLOAD_QUEUED: server 3 failed, its shards left" \
+  '^S QUEUE_LOCATION 1 failed [^ ]* 0 [1-9][0-9]* 0 0 ' "$T_WORK/uq1.out"
+grep_in "UPLOAD_QUEUED: QUEUE_RESULT left" \
+  '^S QUEUE_RESULT left 0 [1-9][0-9]* 0 0$' "$T_WORK/uq1.out"
+srv_start 3
+gca_pipe uq2 <<EOF
+$(session_head)
+UPLOAD_QUEUED
+EOF
+eq "UPLOAD_QUEUED with server 3 back succeeds" \
+  "$(last_reply "$T_WORK/uq2.out")" "OK"
+grep_in "UPLOAD_QUEUED: QUEUE_RESULT ok, nothing left" \
+  '^S QUEUE_RESULT ok [1-9][0-9]* 0 0 0$' "$T_WORK/uq2.out"
+
 t_done

@@ -141,7 +141,7 @@ for f in "$top_srcdir"/common/*.[ch] "$top_srcdir"/server/*.[ch] \
          "$top_srcdir"/bench/*.[ch]; do
   [ -f "$f" ] || continue
   b=${f##*/}
-  if ! grep -q -- "$b" "$top_srcdir/doc/HACKING.md"; then
+  if ! grep -qwF -- "$b" "$top_srcdir/doc/HACKING.md"; then
     echo "FAIL: doc/HACKING.md does not name ${f#$top_srcdir/}"
     fails=1
   fi

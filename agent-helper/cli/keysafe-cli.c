@@ -370,6 +370,7 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
   gpg_error_t err;
   ks_fetch_result_t fres;
   ks_firstboot_result_t fbres;
+  ks_queue_result_t qres;
   int rc;
 
   if (!strcmp (cmd, "backup"))
@@ -395,13 +396,18 @@ run_command (const char *cmd, ks_options_t *opt, struct face *face,
   else if (is_listing (cmd))
     err = run_listing (cmd, opt, face, ui);
   else if (!strcmp (cmd, "upload-queued"))
-    err = ks_flow_upload_queued (opt, ui);
+    {
+      err = ks_flow_upload_queued (opt, ui, &qres);
+      ks_render_queue (ui, &qres);
+      ks_status_queue (&qres, ks_cli_status, face);
+      ks_queue_result_release (&qres);
+    }
   else if (!strcmp (cmd, "firstboot"))
     {
       err = ks_flow_firstboot (opt, ui, &fbres);
-      ks_render_backup (ui, &fbres.backup);
-      ks_status_backup (&fbres.backup, ks_cli_status, face);
-      ks_backup_result_release (&fbres.backup);
+      ks_render_firstboot (ui, &fbres);
+      ks_status_firstboot (&fbres, ks_cli_status, face);
+      ks_firstboot_result_release (&fbres);
     }
   else
     {

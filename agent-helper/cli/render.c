@@ -208,3 +208,192 @@ ks_render_check (const ks_ui_t *ui, const ks_fetch_result_t *r)
     ks_ui_infof (ui, _("all %u shards of '%s' are stored"), r->nshares,
                  r->name);
 }
+
+void
+ks_render_queue (const ks_ui_t *ui, const ks_queue_result_t *r)
+{
+  unsigned int i;
+
+  switch (r->failure)
+    {
+    case KS_QUEUE_UNREADABLE:
+      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
+                    gpg_strerror (r->detail));
+      return;
+    case KS_QUEUE_TRANSFER:
+      ks_ui_errorf (ui, _("can't send the queued shards: %s"),
+                    gpg_strerror (r->detail));
+      return;
+    case KS_QUEUE_EMPTY:
+      ks_ui_infof (ui, _("the upload queue is empty"));
+      return;
+    default:
+      break;
+    }
+  for (i = 0; i < r->nloc; i++)
+    {
+      const ks_queue_location_t *l = &r->loc[i];
+
+      if (l->state == KS_LOC_FAILED && l->left)
+        ks_ui_infof (ui, ngettext ("%s: %s; %zu shard stays queued",
+                                   "%s: %s; %zu shards stay queued",
+                                   l->left), l->url, l->why, l->left);
+      if (l->refused)
+        ks_ui_infof (ui, ngettext ("%s answers that a queued name is taken"
+                                   " but does not hold the shard; %zu shard"
+                                   " dropped",
+                                   "%s answers that queued names are taken"
+                                   " but does not hold the shards; %zu"
+                                   " shards dropped", l->refused),
+                     l->url, l->refused);
+    }
+  if (r->ndropped)
+    ks_ui_infof (ui, ngettext ("%zu queued shard dropped: its backup never"
+                               " got enough shards out to be restorable",
+                               "%zu queued shards dropped: their backup"
+                               " never got enough shards out to be"
+                               " restorable", r->ndropped), r->ndropped);
+  ks_ui_infof (ui, ngettext ("%zu queued shard sent, %zu left",
+                             "%zu queued shards sent, %zu left", r->nsent),
+               r->nsent, r->nleft);
+  if (r->nleft)
+    ks_ui_errorf (ui, ngettext ("%zu shard could not be sent; run"
+                                " 'keysafe upload-queued' again later",
+                                "%zu shards could not be sent; run"
+                                " 'keysafe upload-queued' again later",
+                                r->nleft), r->nleft);
+}
+
+/* HOME/FILE of R into BUF.  */
+static const char *
+state_path (const ks_firstboot_result_t *r, char *buf, size_t size)
+{
+  snprintf (buf, size, "%s/%s", r->home ? r->home : "",
+            r->file ? r->file : "");
+  return buf;
+}
+
+/* Why first boot failed.  */
+static void
+render_firstboot_failure (const ks_ui_t *ui, const ks_firstboot_result_t *r)
+{
+  const char *home = r->home ? r->home : "";
+  const char *file = r->file ? r->file : "";
+  const char *why = gpg_strerror (r->detail);
+  char path[1024];
+
+  switch (r->failure)
+    {
+    case KS_FIRSTBOOT_OK:
+      break;                    /* the flow told it already */
+    case KS_FIRSTBOOT_NO_HOME:
+      if (r->home)
+        ks_ui_errorf (ui, _("can't create the GnuPG home %s: %s"), home,
+                      why);
+      else
+        ks_ui_errorf (ui, _("can't find the GnuPG home: %s"), why);
+      break;
+    case KS_FIRSTBOOT_LOCK:
+      ks_ui_errorf (ui, _("can't lock %s/%s: %s"), home, file, why);
+      break;
+    case KS_FIRSTBOOT_PENDING_READ:
+      ks_ui_errorf (ui, _("can't read %s: %s; delete it to start over"),
+                    state_path (r, path, sizeof path), why);
+      break;
+    case KS_FIRSTBOOT_PENDING_WRITE:
+      ks_ui_errorf (ui, _("can't write %s: %s"),
+                    state_path (r, path, sizeof path), why);
+      ks_ui_errorf (ui, _("first boot is not done: fewer than %u servers"
+                          " hold their shards of the backup of %s; the"
+                          " next run sends the queued ones"), r->k, r->fpr);
+      break;
+    case KS_FIRSTBOOT_LIST_KEYS:
+      ks_ui_errorf (ui, _("can't list the secret keys: %s"), why);
+      break;
+    case KS_FIRSTBOOT_NO_KEY:
+      ks_ui_errorf (ui, _("no secret key '%s': %s"),
+                    r->keyid ? r->keyid : "", why);
+      break;
+    case KS_FIRSTBOOT_USERID:
+      ks_ui_errorf (ui, _("can't make a user ID from the passwd"
+                          " entry (%s); give --userid"), why);
+      break;
+    case KS_FIRSTBOOT_CREATE_KEY:
+      ks_ui_errorf (ui, _("can't create a key for '%s': %s"),
+                    r->userid ? r->userid : "", why);
+      break;
+    case KS_FIRSTBOOT_QUEUE:
+      ks_ui_errorf (ui, _("can't read the upload queue: %s"), why);
+      break;
+    case KS_FIRSTBOOT_BACKUP:
+      ks_ui_errorf (ui, _("first boot is not done: the backup of %s failed"
+                          " (%s); the next run tries again"), r->fpr, why);
+      break;
+    case KS_FIRSTBOOT_NOT_RESTORABLE:
+      ks_ui_errorf (ui, _("first boot is not done: the backup of %s is"
+                          " still not restorable (%u of %u servers hold"
+                          " their shards, %u needed); the next run tries"
+                          " again"), r->fpr, r->holding, r->n, r->k);
+      break;
+    case KS_FIRSTBOOT_MARKER:
+      ks_ui_errorf (ui, _("can't write the first-boot marker %s/%s: %s"),
+                    home, file, why);
+      break;
+    }
+}
+
+void
+ks_render_firstboot (const ks_ui_t *ui, const ks_firstboot_result_t *r)
+{
+  const char *home = r->home ? r->home : "";
+  const char *file = r->file ? r->file : "";
+  char path[1024];
+
+  if (r->resumed)
+    ks_render_queue (ui, &r->queue);
+  ks_render_backup (ui, &r->backup);
+  switch (r->outcome)
+    {
+    case KS_FIRSTBOOT_ALREADY:
+      ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
+                   state_path (r, path, sizeof path));
+      break;
+    case KS_FIRSTBOOT_BUSY:
+      ks_ui_infof (ui, _("another keysafe firstboot is running (%s/%s);"
+                         " nothing to do"), home, file);
+      break;
+    case KS_FIRSTBOOT_DONE:
+      if (r->queued && r->resumed)
+        ks_ui_infof (ui, ngettext ("the backup is restorable: %u of %u"
+                                   " servers hold their shards; %zu shard"
+                                   " waits in the upload queue for"
+                                   " 'keysafe upload-queued'",
+                                   "the backup is restorable: %u of %u"
+                                   " servers hold their shards; %zu shards"
+                                   " wait in the upload queue for"
+                                   " 'keysafe upload-queued'", r->queued),
+                     r->holding, r->n, r->queued);
+      else if (r->queued)
+        ks_ui_infof (ui, ngettext ("the backup counts as done: it is"
+                                   " restorable now; the %zu queued shard"
+                                   " follows with 'keysafe upload-queued'",
+                                   "the backup counts as done: it is"
+                                   " restorable now; the %zu queued shards"
+                                   " follow with 'keysafe upload-queued'",
+                                   r->queued), r->queued);
+      ks_ui_infof (ui, _("first boot is done: key %s is backed up (profile"
+                         " '%s'); marker %s/%s"), r->fpr, r->profile, home,
+                   file);
+      break;
+    case KS_FIRSTBOOT_PENDING:
+      ks_ui_errorf (ui, _("first boot is not done: fewer than %u servers"
+                          " hold their shards of the backup of %s; the"
+                          " next run sends the queued ones"), r->k, r->fpr);
+      break;
+    case KS_FIRSTBOOT_FAILED:
+      render_firstboot_failure (ui, r);
+      break;
+    }
+  if (r->created && r->outcome != KS_FIRSTBOOT_DONE)
+    ks_ui_infof (ui, _("the new key %s stays in the keyring"), r->fpr);
+}

@@ -13,5 +13,7 @@
 void ks_render_backup (const ks_ui_t *ui, const ks_backup_result_t *r);
 void ks_render_restore (const ks_ui_t *ui, const ks_fetch_result_t *r);
 void ks_render_check (const ks_ui_t *ui, const ks_fetch_result_t *r);
+void ks_render_queue (const ks_ui_t *ui, const ks_queue_result_t *r);
+void ks_render_firstboot (const ks_ui_t *ui, const ks_firstboot_result_t *r);
 
 #endif /* KS_RENDER_H */

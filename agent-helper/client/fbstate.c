@@ -110,57 +110,6 @@ ks_fbstate_names_release (ks_fbnames_t *s)
 }
 
 gpg_error_t
-ks_fbstate_queue_names (const char *homedir, ks_fbnames_t *s)
-{
-  gpg_error_t err;
-  ks_queue_entry_t *q = NULL;
-  size_t nq = 0, i;
-
-  s->name = NULL;
-  s->count = 0;
-  err = ks_queue_list (homedir, &q, &nq);
-  if (err)
-    return err;
-  if (nq)
-    {
-      s->name = ks_calloc (nq, sizeof *s->name);
-      if (!s->name)
-        {
-          err = gpg_error_from_syserror ();
-          goto leave;
-        }
-      for (i = 0; i < nq; i++)
-        memcpy (s->name[i], q[i].name, sizeof s->name[i]);
-      s->count = nq;
-      qsort (s->name, nq, sizeof *s->name, cmp_name);
-    }
-
- leave:
-  ks_queue_list_free (q, nq);
-  return err;
-}
-
-gpg_error_t
-ks_fbstate_names_added (const ks_fbnames_t *before,
-                        const ks_fbnames_t *after, ks_fbnames_t *added)
-{
-  size_t i;
-
-  added->name = NULL;
-  added->count = 0;
-  if (!after->count)
-    return 0;
-  added->name = ks_calloc (after->count, sizeof *added->name);
-  if (!added->name)
-    return gpg_error_from_syserror ();
-  for (i = 0; i < after->count; i++)
-    if (!ks_fbstate_names_have (before, after->name[i]))
-      memcpy (added->name[added->count++], after->name[i],
-              sizeof added->name[0]);
-  return 0;
-}
-
-gpg_error_t
 ks_fbstate_servers_holding (const char *homedir,
                             const ks_fbnames_t *pending, unsigned int n,
                             const char (*sent)[KS_NAME_HEX_LEN + 1],

@@ -59,12 +59,6 @@ int ks_fbstate_exists (const char *path);
  * another run holds it.  */
 gpg_error_t ks_fbstate_lock (const char *home, int *r_fd);
 
-/* The names of the shards in the upload queue of HOMEDIR.  */
-gpg_error_t ks_fbstate_queue_names (const char *homedir, ks_fbnames_t *s);
-/* The names in AFTER that are not in BEFORE, into ADDED.  */
-gpg_error_t ks_fbstate_names_added (const ks_fbnames_t *before,
-                                    const ks_fbnames_t *after,
-                                    ks_fbnames_t *added);
 int ks_fbstate_names_have (const ks_fbnames_t *s, const char *name);
 void ks_fbstate_names_release (ks_fbnames_t *s);
 

@@ -21,7 +21,9 @@
  * entry both installed, say) finds GNUPGHOME/keysafe-firstboot.lock
  * locked (flock) and does nothing, so it cannot make a second key.
  *
- * The files are written by fbstate.c; none holds a secret.
+ * The files are written by fbstate.c; none holds a secret.  The outcome
+ * goes back as a ks_firstboot_result_t for the face to phrase; only the
+ * steps before long work are told as they start.
  */
 #include <config.h>
 #include <stdio.h>
@@ -119,7 +121,8 @@ fb_get_name (void *arg, const char *prompt, char **r_name)
 
 
 /* The user ID of a new key: "GECOS name <login@host>" from the passwd
- * entry, or "<login@host>" when the GECOS name is empty or unusable.  */
+ * entry, or "<login@host>" when the GECOS name is empty or unusable
+ * (ks_malloc'd).  */
 static gpg_error_t
 default_userid (char **r_uid)
 {
@@ -158,9 +161,11 @@ default_userid (char **r_uid)
     gecos[--i] = 0;
 
   if (*gecos)
-    *r_uid = gpgrt_bsprintf ("%s <%s@%s>", gecos, pw->pw_name, host);
+    *r_uid = ks_strdup_gpgrt (gpgrt_bsprintf ("%s <%s@%s>", gecos,
+                                              pw->pw_name, host));
   else
-    *r_uid = gpgrt_bsprintf ("<%s@%s>", pw->pw_name, host);
+    *r_uid = ks_strdup_gpgrt (gpgrt_bsprintf ("<%s@%s>", pw->pw_name,
+                                              host));
   return *r_uid ? 0 : gpg_error_from_syserror ();
 }
 
@@ -190,51 +195,52 @@ fb_collect_key (void *arg, const char *fpr, const char *uid)
 }
 
 
-/* Write the marker and tell it.  */
+/* Note in R why the run failed; returns ERR.  */
 static gpg_error_t
-done (const ks_ui_t *ui, const char *home, const char *fpr,
-      const char *profile, size_t queued)
+fail (ks_firstboot_result_t *r, ks_firstboot_failure_t why, gpg_error_t err,
+      const char *file)
 {
-  gpg_error_t err = ks_fbstate_write_marker (home, fpr, profile, queued);
-
-  if (err)
-    ks_ui_errorf (ui, _("can't write the first-boot marker %s/%s: %s"),
-                  home, KS_FBSTATE_MARKER, gpg_strerror (err));
-  else
-    ks_ui_infof (ui, _("first boot is done: key %s is backed up (profile"
-                       " '%s'); marker %s/%s"), fpr, profile, home,
-                 KS_FBSTATE_MARKER);
+  r->outcome = KS_FIRSTBOOT_FAILED;
+  r->failure = why;
+  r->detail = err;
+  r->file = file;
   return err;
 }
 
-/* Finish the backup an earlier run left pending.  *R_FRESH is set when
- * its key is gone and a new start is needed.  */
+/* Write the marker: the run is done.  */
 static gpg_error_t
-resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
-        const char *path, int *r_fresh)
+done (ks_firstboot_result_t *r, const char *fpr, const char *profile,
+      size_t queued)
+{
+  gpg_error_t err = ks_fbstate_write_marker (r->home, fpr, profile, queued);
+
+  if (err)
+    return fail (r, KS_FIRSTBOOT_MARKER, err, KS_FBSTATE_MARKER);
+  r->outcome = KS_FIRSTBOOT_DONE;
+  r->file = KS_FBSTATE_MARKER;
+  return 0;
+}
+
+/* Finish the backup an earlier run left pending in PATH.  *R_FRESH is
+ * set when its key is gone and a new start is needed.  */
+static gpg_error_t
+resume (const ks_options_t *opt, const ks_ui_t *ui, const char *path,
+        ks_firstboot_result_t *r, int *r_fresh)
 {
   gpg_error_t err;
   ks_fbpending_t pd;
   struct fb_keys keys;
-  unsigned int nok;
-  size_t left, nsent = 0;
-  char (*sent)[KS_NAME_HEX_LEN + 1] = NULL;
 
   *r_fresh = 0;
   err = ks_fbstate_read_pending (path, &pd);
   if (err)
-    {
-      ks_ui_errorf (ui, _("can't read %s: %s; delete it to start over"),
-                    path, gpg_strerror (err));
-      return err;
-    }
+    return fail (r, KS_FIRSTBOOT_PENDING_READ, err, KS_FBSTATE_PENDING);
   memset (&keys, 0, sizeof keys);
   keys.want = pd.fpr;
   err = ks_gpg_list_secret (opt->homedir, fb_collect_key, &keys);
   if (err)
     {
-      ks_ui_errorf (ui, _("can't list the secret keys: %s"),
-                    gpg_strerror (err));
+      fail (r, KS_FIRSTBOOT_LIST_KEYS, err, NULL);
       goto leave;
     }
   if (!keys.found)
@@ -246,78 +252,68 @@ resume (const ks_options_t *opt, const ks_ui_t *ui, const char *home,
       goto leave;
     }
 
+  r->resumed = 1;
+  snprintf (r->fpr, sizeof r->fpr, "%s", pd.fpr);
+  snprintf (r->profile, sizeof r->profile, "%s", pd.profile);
+  r->n = pd.n;
+  r->k = pd.k;
   ks_ui_infof (ui, _("an earlier run backed up key %s but stored too few"
                      " shards; sending the shards that wait in the upload"
                      " queue"), pd.fpr);
-  err = ks_queue_send (opt, ui, &sent, &nsent);
+  err = ks_queue_send (opt, ui, &r->queue);
   if (err && gpg_err_code (err) != GPG_ERR_TRY_LATER)
-    goto leave;
+    {
+      fail (r, r->queue.failure == KS_QUEUE_UNREADABLE
+            ? KS_FIRSTBOOT_QUEUE : KS_FIRSTBOOT_BACKUP, err, NULL);
+      goto leave;
+    }
   err = ks_fbstate_servers_holding (opt->homedir, &pd.names, pd.n,
-                                    (const char (*)[KS_NAME_HEX_LEN + 1])sent,
-                                    nsent, &nok, &left);
+                                    (const char (*)[KS_NAME_HEX_LEN + 1])
+                                    r->queue.sent, r->queue.nsent,
+                                    &r->holding, &r->queued);
   if (err)
-    {
-      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
-                    gpg_strerror (err));
-      goto leave;
-    }
-  if (nok < pd.k)
-    {
-      ks_ui_errorf (ui, _("first boot is not done: the backup of %s is"
-                          " still not restorable (%u of %u servers hold"
-                          " their shards, %u needed); the next run tries"
-                          " again"), pd.fpr, nok, pd.n, pd.k);
-      err = gpg_error (GPG_ERR_TRY_LATER);
-      goto leave;
-    }
-  if (left)
-    ks_ui_infof (ui, _("the backup is restorable: %u of %u servers hold"
-                       " their shards; %zu shards wait in the upload queue"
-                       " for 'keysafe upload-queued'"), nok, pd.n, left);
-  err = done (ui, home, pd.fpr, pd.profile, left);
-  if (!err)
+    fail (r, KS_FIRSTBOOT_QUEUE, err, NULL);
+  else if (r->holding < pd.k)
+    err = fail (r, KS_FIRSTBOOT_NOT_RESTORABLE,
+                gpg_error (GPG_ERR_TRY_LATER), NULL);
+  else if (!(err = done (r, pd.fpr, pd.profile, r->queued)))
     unlink (path);
 
  leave:
-  ks_free (sent);
   ks_fbstate_names_release (&pd.names);
   return err;
 }
 
 
-/* The key to back up into FPR: --gpgkeyid, else the first secret key,
- * else a new one (*R_CREATED set).  */
+/* The key to back up into R->fpr: --gpgkeyid, else the first secret
+ * key, else a new one (R->created set).  */
 static gpg_error_t
-pick_key (const ks_options_t *opt, const ks_ui_t *ui, char *fpr,
-          size_t fprsize, int *r_created)
+pick_key (const ks_options_t *opt, const ks_ui_t *ui,
+          ks_firstboot_result_t *r)
 {
   gpg_error_t err = 0;
   struct fb_keys keys;
-  char *userid = NULL;
 
-  *r_created = 0;
   memset (&keys, 0, sizeof keys);
   if (opt->gpgkeyid)
     {
-      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, fpr, fprsize);
+      err = ks_gpg_resolve_secret (opt->homedir, opt->gpgkeyid, r->fpr,
+                                   sizeof r->fpr);
       if (err)
-        ks_ui_errorf (ui, _("no secret key '%s': %s"), opt->gpgkeyid,
-                      gpg_strerror (err));
-      else
-        ks_ui_infof (ui, _("backing up the secret key %s (--gpgkeyid)"),
-                     fpr);
-      return err;
+        {
+          r->keyid = opt->gpgkeyid;
+          return fail (r, KS_FIRSTBOOT_NO_KEY, err, NULL);
+        }
+      ks_ui_infof (ui, _("backing up the secret key %s (--gpgkeyid)"),
+                   r->fpr);
+      return 0;
     }
   err = ks_gpg_list_secret (opt->homedir, fb_collect_key, &keys);
   if (err)
-    {
-      ks_ui_errorf (ui, _("can't list the secret keys: %s"),
-                    gpg_strerror (err));
-      return err;
-    }
+    return fail (r, KS_FIRSTBOOT_LIST_KEYS, err, NULL);
   if (keys.count)
     {
-      snprintf (fpr, fprsize, "%s", keys.first);
+      snprintf (r->fpr, sizeof r->fpr, "%s", keys.first);
       if (keys.count > 1)
         ks_ui_infof (ui, _("there are %u secret keys; backing up the first,"
                            " %s %s (choose another with --gpgkeyid)"),
@@ -330,37 +326,22 @@ pick_key (const ks_options_t *opt, const ks_ui_t *ui, char *fpr,
 
   if (opt->userid && *opt->userid)
     {
-      userid = gpgrt_strdup (opt->userid);
-      if (!userid)
-        err = gpg_error_from_syserror ();
+      r->userid = ks_strdup (opt->userid);
+      if (!r->userid)
+        return gpg_error_from_syserror ();
     }
-  else
-    {
-      err = default_userid (&userid);
-      if (err)
-        ks_ui_errorf (ui, _("can't make a user ID from the passwd"
-                            " entry (%s); give --userid"),
-                      gpg_strerror (err));
-    }
-  if (err)
-    goto leave;
+  else if ((err = default_userid (&r->userid)))
+    return fail (r, KS_FIRSTBOOT_USERID, err, NULL);
   ks_ui_infof (ui, _("no secret key yet: creating one for '%s' with"
-                     " GnuPG's default algorithm%s..."), userid,
+                     " GnuPG's default algorithm%s..."), r->userid,
                opt->no_protection ? _(", without a passphrase") : "");
-  err = ks_gpg_create_key (opt->homedir, userid, opt->no_protection,
-                           fpr, fprsize);
+  err = ks_gpg_create_key (opt->homedir, r->userid, opt->no_protection,
+                           r->fpr, sizeof r->fpr);
   if (err)
-    {
-      ks_ui_errorf (ui, _("can't create a key for '%s': %s"), userid,
-                    gpg_strerror (err));
-      goto leave;
-    }
-  *r_created = 1;
-  ks_ui_infof (ui, _("created key %s"), fpr);
-
- leave:
-  gpgrt_free (userid);
-  return err;
+    return fail (r, KS_FIRSTBOOT_CREATE_KEY, err, NULL);
+  r->created = 1;
+  ks_ui_infof (ui, _("created key %s"), r->fpr);
+  return 0;
 }
 
 /* The servers of R that hold or will hold their shards.  */
@@ -375,94 +356,91 @@ reachable (const ks_backup_result_t *r)
   return m;
 }
 
-/* Back up the key FPR with the face MYUI; write the marker, or the
+/* Back up the key R->fpr with the face MYUI; write the marker, or the
  * pending file when too few servers took their shards.  The backup's
- * own result lands in R for the caller's face.  */
+ * own result lands in R->backup.  */
 static gpg_error_t
-back_up (const ks_options_t *opt, const ks_ui_t *ui, const ks_ui_t *myui,
-         const char *home, const char *pending, const ks_profile_t *profile,
-         const char *fpr, ks_backup_result_t *r)
+back_up (const ks_options_t *opt, const ks_ui_t *myui,
+         const ks_profile_t *profile, ks_firstboot_result_t *r)
 {
-  gpg_error_t err;
+  gpg_error_t err, err2;
   ks_options_t o;
   ks_fbnames_t newq;
 
   o = *opt;
-  o.gpgkeyid = fpr;
-  err = ks_flow_backup (&o, myui, NULL, 0, r);
+  o.gpgkeyid = r->fpr;
+  err = ks_flow_backup (&o, myui, NULL, 0, &r->backup);
+  snprintf (r->profile, sizeof r->profile, "%s", profile->name);
+  r->n = r->backup.n;
+  r->k = r->backup.k;
+  r->holding = r->backup.nstored;
   /* What this run queued, as the backup tells it.  */
-  newq.name = r->queued;
-  newq.count = r->nqueued;
+  newq.name = r->backup.queued;
+  newq.count = r->backup.nqueued;
+  r->queued = newq.count;
 
   if (!err)
-    {
-      if (newq.count)
-        ks_ui_infof (ui, _("the backup counts as done: it is restorable"
-                           " now; the %zu queued shards follow with"
-                           " 'keysafe upload-queued'"), newq.count);
-      err = done (ui, home, fpr, profile->name, newq.count);
-    }
-  else if (gpg_err_code (err) == GPG_ERR_TRY_LATER && newq.count)
-    {
-      /* Only the servers that stored or queued their shards can hold
-       * them later; a refusing one, or one whose shards the queue could
-       * not keep, never does.  */
-      gpg_error_t err2 = ks_fbstate_write_pending (home, fpr, profile->name,
-                                                   reachable (r), r->k,
-                                                   &newq);
-      if (err2)
-        ks_ui_errorf (ui, _("can't write %s: %s"), pending,
-                      gpg_strerror (err2));
-      ks_ui_errorf (ui, _("first boot is not done: fewer than %u servers"
-                          " hold their shards of the backup of %s; the"
-                          " next run sends the queued ones"), r->k, fpr);
-    }
-  else
-    ks_ui_errorf (ui, _("first boot is not done: the backup of %s failed"
-                        " (%s); the next run tries again"), fpr,
-                  gpg_strerror (err));
-  return err;
-}
+    return done (r, r->fpr, profile->name, newq.count);
+  if (gpg_err_code (err) != GPG_ERR_TRY_LATER || !newq.count)
+    return fail (r, KS_FIRSTBOOT_BACKUP, err, NULL);
 
-/* Is the marker there?  Then say so.  */
-static int
-is_done (const ks_ui_t *ui, const char *marker)
-{
-  if (!ks_fbstate_exists (marker))
-    return 0;
-  ks_ui_infof (ui, _("first boot is done already (%s); nothing to do"),
-               marker);
-  return 1;
+  /* Only the servers that stored or queued their shards can hold them
+   * later; a refusing one, or one whose shards the queue could not
+   * keep, never does.  */
+  err2 = ks_fbstate_write_pending (r->home, r->fpr, profile->name,
+                                   reachable (&r->backup), r->k, &newq);
+  if (err2)
+    fail (r, KS_FIRSTBOOT_PENDING_WRITE, err2, KS_FBSTATE_PENDING);
+  else
+    r->outcome = KS_FIRSTBOOT_PENDING;
+  return err;
 }
 
 /* The GnuPG home (made if missing) and the run's lock.  *R_LOCKFD stays
  * -1 when another run holds it (not an error: nothing to do).  */
 static gpg_error_t
-lock_home (const ks_ui_t *ui, const char *home, int *r_lockfd)
+lock_home (ks_firstboot_result_t *r, int *r_lockfd)
 {
   gpg_error_t err;
 
   *r_lockfd = -1;
   /* gpg makes the home itself, but the marker needs it too.  */
-  if (mkdir (home, 0700) && errno != EEXIST)
-    {
-      err = gpg_error_from_syserror ();
-      ks_ui_errorf (ui, _("can't create the GnuPG home %s: %s"), home,
-                    gpg_strerror (err));
-      return err;
-    }
-  err = ks_fbstate_lock (home, r_lockfd);
+  if (mkdir (r->home, 0700) && errno != EEXIST)
+    return fail (r, KS_FIRSTBOOT_NO_HOME, gpg_error_from_syserror (), NULL);
+  err = ks_fbstate_lock (r->home, r_lockfd);
   if (gpg_err_code (err) == GPG_ERR_LOCKED)
     {
-      ks_ui_infof (ui, _("another keysafe firstboot is running (%s/%s);"
-                         " nothing to do"), home, KS_FBSTATE_LOCK);
+      r->outcome = KS_FIRSTBOOT_BUSY;
+      r->file = KS_FBSTATE_LOCK;
       *r_lockfd = -1;
       return 0;
     }
   if (err)
-    ks_ui_errorf (ui, _("can't lock %s/%s: %s"), home, KS_FBSTATE_LOCK,
-                  gpg_strerror (err));
+    fail (r, KS_FIRSTBOOT_LOCK, err, KS_FBSTATE_LOCK);
   return err;
+}
+
+/* Is the marker there?  */
+static int
+is_done (ks_firstboot_result_t *r, const char *marker)
+{
+  if (!ks_fbstate_exists (marker))
+    return 0;
+  r->outcome = KS_FIRSTBOOT_ALREADY;
+  r->file = KS_FBSTATE_MARKER;
+  return 1;
+}
+
+void
+ks_firstboot_result_release (ks_firstboot_result_t *r)
+{
+  if (!r)
+    return;
+  ks_free (r->home);
+  ks_free (r->userid);
+  ks_backup_result_release (&r->backup);
+  ks_queue_result_release (&r->queue);
+  memset (r, 0, sizeof *r);
 }
 
 gpg_error_t
@@ -470,34 +448,32 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
                    ks_firstboot_result_t *r)
 {
   gpg_error_t err;
-  char *home = NULL, *marker = NULL, *pending = NULL;
+  char *marker = NULL, *pending = NULL;
   const ks_profile_t *profile;
   struct fb_face fb = { opt, ui };
   ks_ui_t myui = { .arg = &fb, .progress = fb_progress, .info = fb_info,
                    .error = fb_error, .get_name = fb_get_name,
                    .get_password = fb_get_password };
-  char fpr[KS_FBSTATE_FPR_SIZE];
-  int created = 0, fresh, lockfd = -1;
+  int fresh, lockfd = -1;
   ks_op_t op;
 
   opt = ks_op_begin (&op, opt);
   memset (r, 0, sizeof *r);
 
-  err = ks_gpg_homedir (opt->homedir, &home);
+  err = ks_gpg_homedir (opt->homedir, &r->home);
   if (err)
     {
-      ks_ui_errorf (ui, _("can't find the GnuPG home: %s"),
-                    gpg_strerror (err));
+      fail (r, KS_FIRSTBOOT_NO_HOME, err, NULL);
       goto leave;
     }
-  err = ks_fbstate_path (home, KS_FBSTATE_MARKER, &marker);
+  err = ks_fbstate_path (r->home, KS_FBSTATE_MARKER, &marker);
   if (!err)
-    err = ks_fbstate_path (home, KS_FBSTATE_PENDING, &pending);
-  if (err || is_done (ui, marker))
+    err = ks_fbstate_path (r->home, KS_FBSTATE_PENDING, &pending);
+  if (err || is_done (r, marker))
     goto leave;
-  err = lock_home (ui, home, &lockfd);
+  err = lock_home (r, &lockfd);
   /* The run that held the lock may have just finished.  */
-  if (err || lockfd < 0 || is_done (ui, marker))
+  if (err || lockfd < 0 || is_done (r, marker))
     goto leave;
   err = ks_flow_profile (opt, ui, &profile);
   if (err)
@@ -505,21 +481,17 @@ ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
 
   if (ks_fbstate_exists (pending))
     {
-      err = resume (opt, &myui, home, pending, &fresh);
+      err = resume (opt, &myui, pending, r, &fresh);
       if (err || !fresh)
         goto leave;
     }
-  err = pick_key (opt, ui, fpr, sizeof fpr, &created);
-  if (err)
-    goto leave;
-  err = back_up (opt, ui, &myui, home, pending, profile, fpr, &r->backup);
-  if (err && created)
-    ks_ui_infof (ui, _("the new key %s stays in the keyring"), fpr);
+  err = pick_key (opt, ui, r);
+  if (!err)
+    err = back_up (opt, &myui, profile, r);
 
  leave:
   if (lockfd >= 0)
     close (lockfd);   /* releases the lock */
-  ks_free (home);
   ks_free (marker);
   ks_free (pending);
   ks_op_end (&op);

@@ -204,22 +204,105 @@ gpg_error_t ks_flow_check (const ks_options_t *opt, const ks_ui_t *ui,
                            ks_fetch_result_t *r);
 void ks_fetch_result_release (ks_fetch_result_t *r);
 
-/* Send shards that waited in the upload queue.  */
+/* What became of the queued shards of one location in upload-queued.  */
+typedef struct ks_queue_location
+{
+  char *url;                    /* ks_malloc'd */
+  ks_loc_state_t state;         /* KS_LOC_FAILED: a shard was not taken */
+  char why[160];                /* KS_LOC_FAILED: the reason, for a person */
+  const char *reason;           /* KS_LOC_FAILED: the reason as a status
+                                   keyword (ks_xfer_reason), static */
+  size_t sent;                  /* the server holds them now */
+  size_t left;                  /* they stay queued */
+  size_t dropped;               /* their backup can no longer be restored */
+  size_t refused;               /* dropped: it answers that the name is
+                                   taken but does not hold the shard */
+} ks_queue_location_t;
+
+/* How upload-queued ended.  */
+typedef enum ks_queue_failure
+  {
+    KS_QUEUE_OK = 0,            /* every shard looked at is sent or dropped */
+    KS_QUEUE_EMPTY,             /* nothing waited */
+    KS_QUEUE_UNREADABLE,        /* the queue could not be read (detail) */
+    KS_QUEUE_TRANSFER,          /* the requests could not run (detail) */
+    KS_QUEUE_LEFT               /* shards stay queued: run it again later */
+  } ks_queue_failure_t;
+
+typedef struct ks_queue_result
+{
+  ks_queue_failure_t failure;
+  gpg_error_t detail;
+  size_t nsent, nleft, ndropped, nrefused;   /* the sums of LOC */
+  unsigned int nloc;
+  ks_queue_location_t *loc;
+  char (*sent)[KS_NAME_HEX_LEN + 1];         /* the NSENT names sent */
+} ks_queue_result_t;
+
+/* Send shards that waited in the upload queue.  GPG_ERR_TRY_LATER when
+ * some stay queued.  R tells what became of them; release it with
+ * ks_queue_result_release.  */
 gpg_error_t ks_flow_upload_queued (const ks_options_t *opt,
-                                   const ks_ui_t *ui);
+                                   const ks_ui_t *ui, ks_queue_result_t *r);
+void ks_queue_result_release (ks_queue_result_t *r);
 
 /* keysafe firstboot (firstboot.c): unless the marker
  * keysafe-firstboot.done in the GnuPG home says it is done, make a key
  * with GPGME when there is no secret key, back it up, and write the
  * marker once at least K shards are stored.  Name and password are
- * asked through gpg-agent's pinentry.  R->backup is what the backup of
- * this run did (R->backup.uploaded tells whether one ran).  */
+ * asked through gpg-agent's pinentry.  */
+typedef enum ks_firstboot_outcome
+  {
+    KS_FIRSTBOOT_FAILED = 0,    /* FAILURE says why; the next run retries */
+    KS_FIRSTBOOT_DONE,          /* this run wrote the marker */
+    KS_FIRSTBOOT_ALREADY,       /* the marker was there: nothing to do */
+    KS_FIRSTBOOT_BUSY,          /* another run holds the lock */
+    KS_FIRSTBOOT_PENDING        /* fewer than K servers hold their shards;
+                                   the next run sends the queued ones */
+  } ks_firstboot_outcome_t;
+
+typedef enum ks_firstboot_failure
+  {
+    KS_FIRSTBOOT_OK = 0,
+    KS_FIRSTBOOT_NO_HOME,       /* the GnuPG home is not found or made */
+    KS_FIRSTBOOT_LOCK,          /* FILE cannot be locked */
+    KS_FIRSTBOOT_PENDING_READ,  /* FILE (pending) cannot be read */
+    KS_FIRSTBOOT_PENDING_WRITE, /* FILE (pending) cannot be written */
+    KS_FIRSTBOOT_LIST_KEYS,     /* the secret keys cannot be listed */
+    KS_FIRSTBOOT_NO_KEY,        /* --gpgkeyid names no secret key */
+    KS_FIRSTBOOT_USERID,        /* no user ID from the passwd entry */
+    KS_FIRSTBOOT_CREATE_KEY,    /* the new key cannot be made */
+    KS_FIRSTBOOT_QUEUE,         /* the upload queue cannot be read */
+    KS_FIRSTBOOT_BACKUP,        /* the backup failed (BACKUP tells) */
+    KS_FIRSTBOOT_NOT_RESTORABLE, /* resumed: still fewer than K servers */
+    KS_FIRSTBOOT_MARKER         /* FILE (the marker) cannot be written */
+  } ks_firstboot_failure_t;
+
 typedef struct ks_firstboot_result
 {
-  ks_backup_result_t backup;
+  ks_firstboot_outcome_t outcome;
+  ks_firstboot_failure_t failure;
+  gpg_error_t detail;           /* the error behind FAILURE */
+  char *home;                   /* the GnuPG home (ks_malloc'd) or NULL */
+  const char *file;             /* the state file concerned (static) */
+  char fpr[65];                 /* the key backed up (v4: 40, v5: 64 hex
+                                   digits), or "" */
+  const char *keyid;            /* NO_KEY: what --gpgkeyid named */
+  char *userid;                 /* USERID/CREATE_KEY: the new key's
+                                   user ID (ks_malloc'd) or NULL */
+  int created;                  /* this run made the key */
+  int resumed;                  /* an earlier run's backup was carried on */
+  char profile[64];
+  unsigned int holding, n, k;   /* servers holding all their shards, of N;
+                                   K needed */
+  size_t queued;                /* shards still waiting in the queue */
+  ks_backup_result_t backup;    /* the backup of this run (uploaded tells
+                                   whether one ran) */
+  ks_queue_result_t queue;      /* resumed: the queued shards sent */
 } ks_firstboot_result_t;
 gpg_error_t ks_flow_firstboot (const ks_options_t *opt, const ks_ui_t *ui,
                                ks_firstboot_result_t *r);
+void ks_firstboot_result_release (ks_firstboot_result_t *r);
 
 /* The results as keyword status lines (status.c lists them), for
  * --status-fd and Assuan status lines alike: CB gets the keyword and
@@ -232,6 +315,10 @@ void ks_status_restore (const ks_fetch_result_t *r, ks_status_cb_t cb,
                         void *arg);
 void ks_status_check (const ks_fetch_result_t *r, ks_status_cb_t cb,
                       void *arg);
+void ks_status_queue (const ks_queue_result_t *r, ks_status_cb_t cb,
+                      void *arg);
+void ks_status_firstboot (const ks_firstboot_result_t *r, ks_status_cb_t cb,
+                          void *arg);
 
 /* keysafe queue: one line per location of the upload queue (through
  * ui->info), or, with DROP, remove what waits for the location DROP.  */

@@ -7,8 +7,9 @@
 #include "flowutil.h"
 
 /* What becomes of an entry in this run: Q_LAST is a chunk 0 shard
- * that waits for the rest of its backup to be stored in this run.  */
-enum { Q_WAIT = 0, Q_SEND, Q_DROP, Q_LAST, Q_SENT };
+ * that waits for the rest of its backup to be stored in this run;
+ * Q_REFUSED one whose server answers 409 without holding it.  */
+enum { Q_WAIT = 0, Q_SEND, Q_DROP, Q_LAST, Q_SENT, Q_REFUSED };
 
 /* An entry's object and backup, and (for the first entry of an object,
  * its lead) how many of the object's shards are where.  */
@@ -152,7 +153,8 @@ release_first (const ks_queue_entry_t *q, size_t nq, size_t nall,
       for (l = nq; ok && l < nall; l++)
         ok = !same_backup (&q[l], &q[i]);
       for (l = o[i].group; ok && l < nq; l++)
-        if (o[l].group == o[i].group && what[l] == Q_DROP)
+        if (o[l].group == o[i].group
+            && (what[l] == Q_DROP || what[l] == Q_REFUSED))
           ok = 0;
         else if (o[l].group == o[i].group && o[l].lead == l
                  && !is_first (&q[l]))
@@ -170,17 +172,51 @@ release_first (const ks_queue_entry_t *q, size_t nq, size_t nall,
   return n;
 }
 
+/* The location of R for URL, added when new; NULL when out of core.  */
+static ks_queue_location_t *
+location_of (ks_queue_result_t *r, const char *url)
+{
+  unsigned int i;
+  ks_queue_location_t *l;
+
+  for (i = 0; i < r->nloc; i++)
+    if (!strcmp (r->loc[i].url, url))
+      return &r->loc[i];
+  l = &r->loc[r->nloc];
+  memset (l, 0, sizeof *l);
+  l->url = ks_strdup (url);
+  if (!l->url)
+    return NULL;
+  r->nloc++;
+  return l;
+}
+
+/* Mark the location of entry Q as failed for the reason of X.  */
+static void
+location_failed (ks_queue_result_t *r, const ks_queue_entry_t *q,
+                 const ks_xfer_t *x)
+{
+  ks_queue_location_t *l = location_of (r, q->url);
+
+  if (l && l->state != KS_LOC_FAILED)
+    {
+      l->state = KS_LOC_FAILED;
+      l->reason = ks_xfer_reason (x);
+      ks_xfer_describe (x, l->why, sizeof l->why);
+    }
+}
+
 /* PUT the entries marked Q_SEND; DONE[i] is set when the server holds
  * the shard (a 201, or a 409 whose stored bytes equal ours).  A 409
- * with other bytes drops the entry.  */
+ * with other bytes makes the entry Q_REFUSED.  A failed PUT marks its
+ * location in R.  */
 static gpg_error_t
-send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t *q,
-              size_t nq, int *what, int *done)
+send_entries (const ks_transport_cfg_t *cfg, ks_queue_entry_t *q,
+              size_t nq, int *what, int *done, ks_queue_result_t *r)
 {
   gpg_error_t err;
   ks_xfer_t *x, *g;
   size_t i, nx = 0, ng = 0, a;
-  char why[256];
 
   x = ks_calloc (nq, sizeof *x);
   g = ks_calloc (nq, sizeof *g);
@@ -211,11 +247,8 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
       i = x[a].server;
       if (!x[a].err && x[a].status == 201)
         done[i] = 1;
-      else if (!x[a].err && x[a].status == 409)
-        continue;
-      else
-        ks_ui_infof (ui, _("%s: %s; the shard stays queued"), q[i].url,
-                     ks_xfer_describe (&x[a], why, sizeof why));
+      else if (x[a].err || x[a].status != 409)
+        location_failed (r, &q[i], &x[a]);
     }
   for (a = 0; !err && a < ng; a++)
     {
@@ -225,12 +258,7 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
           && !memcmp (g[a].resp->data, q[i].data, q[i].len))
         done[i] = 1;
       else if (!g[a].err && (g[a].status == 200 || g[a].status == 404))
-        {
-          ks_ui_infof (ui, _("%s answers that a queued name is taken but"
-                             " does not hold the shard; dropping it"),
-                       q[i].url);
-          what[i] = Q_DROP;
-        }
+        what[i] = Q_REFUSED;
     }
 
  leave:
@@ -244,43 +272,96 @@ send_entries (const ks_ui_t *ui, const ks_transport_cfg_t *cfg, ks_queue_entry_t
 /* keysafe upload-queued: send every entry whose object can still be
  * restored (so running it twice is harmless).  */
 gpg_error_t
-ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui)
+ks_flow_upload_queued (const ks_options_t *opt, const ks_ui_t *ui,
+                       ks_queue_result_t *r)
 {
   gpg_error_t err;
   ks_op_t op;
 
-  err = ks_queue_send (ks_op_begin (&op, opt), ui, NULL, NULL);
+  err = ks_queue_send (ks_op_begin (&op, opt), ui, r);
   ks_op_end (&op);
   return err;
 }
 
+void
+ks_queue_result_release (ks_queue_result_t *r)
+{
+  unsigned int i;
+
+  if (!r)
+    return;
+  for (i = 0; i < r->nloc; i++)
+    ks_free (r->loc[i].url);
+  ks_free (r->loc);
+  ks_free (r->sent);
+  memset (r, 0, sizeof *r);
+}
+
+/* Tell in R what became of the NQ entries of Q, and take the sent and
+ * dropped ones out of the queue.  */
+static gpg_error_t
+tally (ks_queue_entry_t *q, size_t nq, const int *what, const int *done,
+       ks_queue_result_t *r)
+{
+  size_t i;
+  ks_queue_location_t *l;
+
+  r->sent = ks_calloc (nq, sizeof *r->sent);
+  if (!r->sent)
+    return gpg_error_from_syserror ();
+  for (i = 0; i < nq; i++)
+    {
+      l = location_of (r, q[i].url);
+      if (!l)
+        return gpg_error_from_syserror ();
+      if (done[i])
+        {
+          memcpy (r->sent[r->nsent++], q[i].name, KS_NAME_HEX_LEN + 1);
+          l->sent++;
+        }
+      else if (what[i] == Q_REFUSED)
+        l->refused++;
+      else if (what[i] == Q_DROP)
+        l->dropped++;
+      else
+        {
+          l->left++;
+          r->nleft++;
+          continue;
+        }
+      ks_queue_remove (&q[i]);
+    }
+  for (i = 0; i < r->nloc; i++)
+    {
+      r->ndropped += r->loc[i].dropped;
+      r->nrefused += r->loc[i].refused;
+    }
+  return 0;
+}
+
 gpg_error_t
 ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
-               char (**r_sent)[KS_NAME_HEX_LEN + 1], size_t *r_nsent)
+               ks_queue_result_t *r)
 {
   gpg_error_t err;
   ks_queue_entry_t *q = NULL;
-  size_t nall = 0, nq, i, ndone = 0, nleft = 0, ndrop = 0;
+  size_t nall = 0, nq, i;
   ks_transport_cfg_t cfg;
   int *what = NULL, *done = NULL;
   struct qobj *o = NULL;
 
-  if (r_sent)
-    {
-      *r_sent = NULL;
-      *r_nsent = 0;
-    }
+  memset (r, 0, sizeof *r);
   err = ks_queue_list (opt->homedir, &q, &nall);
   nq = nall;
   if (err)
     {
-      ks_ui_errorf (ui, _("can't read the upload queue: %s"),
-                    gpg_strerror (err));
+      r->failure = KS_QUEUE_UNREADABLE;
+      r->detail = err;
       goto leave;
     }
   if (!nq)
     {
-      ks_ui_infof (ui, _("the upload queue is empty"));
+      r->failure = KS_QUEUE_EMPTY;
       goto leave;
     }
   if (nq > KS_QUEUE_CHECK_MAX)
@@ -288,7 +369,9 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
   what = ks_calloc (nq, sizeof *what);
   done = ks_calloc (nq, sizeof *done);
   o = ks_calloc (nq, sizeof *o);
-  if (!what || !done || !o)
+  /* Every entry may have a location of its own.  */
+  r->loc = ks_calloc (nq, sizeof *r->loc);
+  if (!what || !done || !o || !r->loc)
     {
       err = gpg_error_from_syserror ();
       goto leave;
@@ -296,47 +379,22 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
   ks_flow_transport_cfg (opt, ui, &cfg);
   err = check_sibs (&cfg, q, nq, nall, o, what);
   if (!err)
-    err = send_entries (ui, &cfg, q, nq, what, done);
+    err = send_entries (&cfg, q, nq, what, done, r);
   for (i = 0; !err && i < nq; i++)
     if (what[i] == Q_SEND)
       what[i] = Q_SENT;
   if (!err && release_first (q, nq, nall, o, done, what))
-    err = send_entries (ui, &cfg, q, nq, what, done);
+    err = send_entries (&cfg, q, nq, what, done, r);
   if (err)
-    goto leave;
-  if (r_sent && !(*r_sent = ks_calloc (nq, sizeof **r_sent)))
     {
-      err = gpg_error_from_syserror ();
+      r->failure = KS_QUEUE_TRANSFER;
+      r->detail = err;
       goto leave;
     }
-  for (i = 0; i < nq; i++)
-    if (done[i] && r_sent)
-      memcpy ((*r_sent)[(*r_nsent)++], q[i].name, KS_NAME_HEX_LEN + 1);
-  for (i = 0; i < nq; i++)
-    if (done[i] || what[i] == Q_DROP)
-      {
-        ks_queue_remove (&q[i]);
-        ndone += done[i];
-        ndrop += !done[i];
-      }
-    else
-      nleft++;
-  if (ndrop)
-    ks_ui_infof (ui, ngettext ("%zu queued shard dropped: its backup never"
-                               " got enough shards out to be restorable",
-                               "%zu queued shards dropped: their backup"
-                               " never got enough shards out to be"
-                               " restorable", ndrop), ndrop);
-  ks_ui_infof (ui, ngettext ("%zu queued shard sent, %zu left",
-                             "%zu queued shards sent, %zu left", ndone),
-               ndone, nleft);
-  if (nleft)
+  err = tally (q, nq, what, done, r);
+  if (!err && r->nleft)
     {
-      ks_ui_errorf (ui, ngettext ("%zu shard could not be sent; run"
-                                  " 'keysafe upload-queued' again later",
-                                  "%zu shards could not be sent; run"
-                                  " 'keysafe upload-queued' again later",
-                                  nleft), nleft);
+      r->failure = KS_QUEUE_LEFT;
       err = gpg_error (GPG_ERR_TRY_LATER);
     }
 

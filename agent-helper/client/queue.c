@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include "queue.h"
 #include "gpg.h"
@@ -293,59 +292,47 @@ ks_queue_list_free (ks_queue_entry_t *list, size_t count)
   ks_free (list);
 }
 
+static int
+is_queue_name (const char *name)
+{
+  return ks_name_is_valid (name, strlen (name));
+}
+
 gpg_error_t
 ks_queue_list (const char *homedir, ks_queue_entry_t **r_list,
                size_t *r_count)
 {
   gpg_error_t err = 0;
-  char *dir = NULL, path[4096];
-  DIR *d = NULL;
-  struct dirent *de;
+  char *dir = NULL, path[4096], **names = NULL;
   ks_queue_entry_t *list = NULL;
-  size_t count = 0, alloc = 0;
+  size_t nnames = 0, count = 0, i;
 
   *r_list = NULL;
   *r_count = 0;
   err = ks_queue_dir (homedir, &dir);
-  if (err)
+  if (!err)
+    err = ks_dir_list (dir, is_queue_name, KS_QUEUE_MAX, &names, &nnames);
+  if (err || !nnames)
     goto leave;
-  d = opendir (dir);
-  if (!d)
+  list = ks_calloc (nnames, sizeof *list);
+  if (!list)
     {
-      if (errno != ENOENT)
-        err = gpg_error_from_syserror ();
+      err = gpg_error_from_syserror ();
       goto leave;
     }
-  while ((de = readdir (d)) && count < KS_QUEUE_MAX)
+  for (i = 0; i < nnames; i++)
     {
-      if (!ks_name_is_valid (de->d_name, strlen (de->d_name)))
-        continue;
-      if (count == alloc)
-        {
-          ks_queue_entry_t *nl;
-
-          alloc = alloc ? 2 * alloc : 16;
-          nl = ks_realloc (list, alloc * sizeof *nl);
-          if (!nl)
-            {
-              err = gpg_error_from_syserror ();
-              goto leave;
-            }
-          list = nl;
-        }
-      snprintf (path, sizeof path, "%s/%s", dir, de->d_name);
-      if (read_entry (path, de->d_name, &list[count]))
-        continue;   /* not ours or damaged: left alone */
-      count++;
+      snprintf (path, sizeof path, "%s/%s", dir, names[i]);
+      if (!read_entry (path, names[i], &list[count]))
+        count++;   /* else not ours or damaged: left alone */
     }
   *r_list = list;
   *r_count = count;
   list = NULL;
 
  leave:
-  if (d)
-    closedir (d);
   ks_queue_list_free (list, count);
+  ks_dir_list_free (names, nnames);
   ks_free (dir);
   return err;
 }

@@ -80,11 +80,10 @@ void ks_queue_list_free (ks_queue_entry_t *list, size_t count);
 /* Remove the entry of shard NAME, if there is one.  */
 gpg_error_t ks_queue_drop (const char *homedir, const char *name);
 
-/* `upload-queued` (queue-send.c); with R_SENT, the names of the shards
- * a server now holds (ks_malloc'd, *R_NSENT of them).  */
+/* `upload-queued` (queue-send.c) within an operation the caller has
+ * begun; R as for ks_flow_upload_queued.  */
 gpg_error_t ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
-                           char (**r_sent)[KS_NAME_HEX_LEN + 1],
-                           size_t *r_nsent);
+                           ks_queue_result_t *r);
 
 /* Remove the file of entry E.  */
 gpg_error_t ks_queue_remove (const ks_queue_entry_t *e);

@@ -4,7 +4,6 @@
  * See record.h for the format and the contract.
  */
 #include <config.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -314,35 +313,22 @@ ks_record_add (const char *homedir, const ks_record_t *rec, char **r_path)
   return err;
 }
 
-/* Read and parse the record file NAME in the directory DIRFD.  */
+/* Read and parse the record file NAME in the directory DIR.  */
 static gpg_error_t
-read_one (int dirfd, const char *name, ks_record_t *rec)
+read_one (const char *dir, const char *name, ks_record_t *rec)
 {
-  gpg_error_t err = 0;
-  char data[KS_RECORD_MAX_FILE + 1];
-  size_t len = 0;
-  ssize_t n;
-  int fd;
+  gpg_error_t err;
+  char path[4096];
+  uint8_t *data = NULL;
+  size_t len;
 
   memset (rec, 0, sizeof *rec);
-  fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0)
-    return gpg_error_from_syserror ();
-  /* One byte more than a record may have tells a too large file.  */
-  while (len < sizeof data)
-    {
-      n = read (fd, data + len, sizeof data - len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        err = gpg_error_from_syserror ();
-      if (n <= 0)
-        break;
-      len += n;
-    }
-  close (fd);
+  if (snprintf (path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+    return gpg_error (GPG_ERR_TOO_LARGE);
+  err = ks_file_read_at (AT_FDCWD, path, KS_RECORD_MAX_FILE, 0, &data, &len);
   if (!err)
     err = ks_record_parse (data, len, rec);
+  ks_free (data);
   return err;
 }
 
@@ -367,11 +353,9 @@ ks_record_list (const char *homedir, ks_record_t **r_recs, size_t *r_n,
                 unsigned int *r_bad)
 {
   gpg_error_t err;
-  char *dir = NULL;
-  DIR *d = NULL;
-  struct dirent *de;
+  char *dir = NULL, **names = NULL;
   ks_record_t *recs = NULL;
-  size_t n = 0, alloc = 0;
+  size_t nnames = 0, n = 0, i;
   unsigned int bad = 0;
 
   *r_recs = NULL;
@@ -379,40 +363,25 @@ ks_record_list (const char *homedir, ks_record_t **r_recs, size_t *r_n,
   if (r_bad)
     *r_bad = 0;
   err = records_dir (homedir, 0, &dir);
-  if (err)
+  if (!err)
+    err = ks_dir_list (dir, is_record_file, KS_RECORD_MAX_FILES, &names,
+                       &nnames);
+  if (err || !nnames)
     goto leave;
-  d = opendir (dir);
-  if (!d)
+  recs = ks_calloc (nnames, sizeof *recs);
+  if (!recs)
     {
-      if (errno != ENOENT)
-        err = gpg_error_from_syserror ();
+      err = gpg_error_from_syserror ();
       goto leave;
     }
-  while ((de = readdir (d)) && n < KS_RECORD_MAX_FILES)
-    {
-      if (!is_record_file (de->d_name))
-        continue;
-      if (n == alloc)
-        {
-          ks_record_t *p;
-
-          alloc = alloc ? 2 * alloc : 16;
-          p = gpgrt_reallocarray (recs, n, alloc, sizeof *recs);
-          if (!p)
-            {
-              err = gpg_error_from_syserror ();
-              goto leave;
-            }
-          recs = p;
-        }
-      if (read_one (dirfd (d), de->d_name, recs + n))
-        {
-          ks_record_release (recs + n);
-          bad++;
-        }
-      else
-        n++;
-    }
+  for (i = 0; i < nnames; i++)
+    if (read_one (dir, names[i], recs + n))
+      {
+        ks_record_release (recs + n);
+        bad++;
+      }
+    else
+      n++;
   if (n > 1)
     qsort (recs, n, sizeof *recs, cmp_time);
   *r_recs = recs;
@@ -423,9 +392,8 @@ ks_record_list (const char *homedir, ks_record_t **r_recs, size_t *r_n,
     *r_bad = bad;
 
  leave:
-  if (d)
-    closedir (d);
   ks_record_free_list (recs, n);
+  ks_dir_list_free (names, nnames);
   gpgrt_free (dir);
   return err;
 }
@@ -437,5 +405,5 @@ ks_record_free_list (ks_record_t *recs, size_t n)
 
   for (i = 0; i < n; i++)
     ks_record_release (recs + i);
-  gpgrt_free (recs);
+  ks_free (recs);
 }

@@ -12,6 +12,12 @@
  *   IMPORTED <fingerprint>
  *   CHECK_RESULT <outcome> <profile|-> <present> <shares> <needed>
  *                restorable|not-restorable <opened> <later-missing>
+ *   QUEUE_LOCATION <i> answered|failed <url> <sent> <left> <dropped>
+ *                  <refused> [<reason>]
+ *   QUEUE_RESULT ok|empty|unreadable|transfer|left <sent> <left> <dropped>
+ *                <refused>
+ *   FIRSTBOOT_RESULT done|already|busy|pending|failed <reason>
+ *                    <fingerprint|-> <profile|-> <holding> <n> <k> <queued>
  * <outcome> is ok, not-found, unreachable, too-few, bad-password,
  * corrupt, not-opened or missing.  <reason> is a keyword too
  * (transport.c, ks_xfer_reason): unreachable, timeout, proxy, pow-limit, full,
@@ -20,6 +26,9 @@
  * but the shard is not there) and not-sent.  RESTORE_RESULT gives no
  * byte count: the exact length of a secret tells its key type and size
  * to whoever reads a log.
+ * A firstboot <reason> is ok, no-home,
+ * lock, pending-read, pending-write, list-keys, no-key, userid,
+ * create-key, queue, backup, not-restorable or marker.
  */
 #include <config.h>
 #include <stdio.h>
@@ -155,4 +164,44 @@ ks_status_check (const ks_fetch_result_t *r, ks_status_cb_t cb, void *arg)
         outcome_word (r->failure), r->profile ? r->profile : "-",
         r->present, r->nshares, r->needed, restorable_word (r->restorable),
         r->opened, r->missing_later);
+}
+
+void
+ks_status_queue (const ks_queue_result_t *r, ks_status_cb_t cb, void *arg)
+{
+  static const char *const words[] = { "ok", "empty", "unreadable",
+                                       "transfer", "left" };
+  unsigned int i;
+
+  for (i = 0; i < r->nloc; i++)
+    {
+      const ks_queue_location_t *l = &r->loc[i];
+      int failed = l->state == KS_LOC_FAILED;
+
+      emit (cb, arg, "QUEUE_LOCATION", "%u %s %s %zu %zu %zu %zu%s%s",
+            i + 1, failed ? "failed" : "answered", l->url, l->sent, l->left,
+            l->dropped, l->refused, failed ? " " : "",
+            failed ? l->reason : "");
+    }
+  emit (cb, arg, "QUEUE_RESULT", "%s %zu %zu %zu %zu", words[r->failure],
+        r->nsent, r->nleft, r->ndropped, r->nrefused);
+}
+
+void
+ks_status_firstboot (const ks_firstboot_result_t *r, ks_status_cb_t cb,
+                     void *arg)
+{
+  static const char *const outcomes[] = { "failed", "done", "already",
+                                          "busy", "pending" };
+  static const char *const reasons[] = {
+    "ok", "no-home", "lock", "pending-read", "pending-write", "list-keys",
+    "no-key", "userid", "create-key", "queue", "backup", "not-restorable",
+    "marker" };
+
+  if (r->resumed)
+    ks_status_queue (&r->queue, cb, arg);
+  ks_status_backup (&r->backup, cb, arg);
+  emit (cb, arg, "FIRSTBOOT_RESULT", "%s %s %s %s %u %u %u %zu",
+        outcomes[r->outcome], reasons[r->failure], *r->fpr ? r->fpr : "-",
+        *r->profile ? r->profile : "-", r->holding, r->n, r->k, r->queued);
 }

@@ -298,6 +298,45 @@ do_check (assuan_context_t ctx, char *line)
 }
 
 
+/* Begin a command that takes no argument on CTX; ERROR (static: Assuan
+ * keeps the pointer) tells a LINE that has one.  */
+static gpg_error_t
+begin_without_argument (assuan_context_t ctx, const char *line,
+                        const char *error)
+{
+  if (*line)
+    return assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER), error);
+  return ks_helper_begin_command (assuan_get_pointer (ctx));
+}
+
+static const char hlp_upload_queued[] =
+  "UPLOAD_QUEUED\n"
+  "\n"
+  "Send the shards that wait in the upload queue of the GnuPG home.\n"
+  "Each location comes as a QUEUE_LOCATION status line, the outcome as\n"
+  "QUEUE_RESULT; the command fails while shards stay queued.";
+static gpg_error_t
+do_upload_queued (assuan_context_t ctx, char *line)
+{
+  ks_session_t *s = assuan_get_pointer (ctx);
+  gpg_error_t err;
+  ks_options_t opt;
+  ks_ui_t ui;
+  ks_queue_result_t result;
+
+  err = begin_without_argument (ctx, line,
+                                _("UPLOAD_QUEUED takes no argument"));
+  if (err)
+    return err;
+  ks_helper_make_options (s, &opt);
+  ks_helper_make_ui (s, &ui);
+  err = ks_flow_upload_queued (&opt, &ui, &result);
+  ks_helper_status_queue (s, &result);
+  ks_queue_result_release (&result);
+  return ks_helper_end_command (s, err);
+}
+
+
 /* ks_ui_t whose info lines become status lines SERVER or D lines.  */
 static void
 servers_status_cb (void *arg, const char *text)
@@ -342,10 +381,8 @@ do_servers (assuan_context_t ctx, char *line)
   ks_session_t *s = assuan_get_pointer (ctx);
   gpg_error_t err;
 
-  if (*line)
-    return assuan_set_error (ctx, gpg_error (GPG_ERR_ASS_PARAMETER),
-                             _("SERVERS takes no argument"));
-  err = ks_helper_begin_command (s);
+  err = begin_without_argument (ctx, line,
+                                _("SERVERS takes no argument"));
   if (err)
     return err;
   err = list_servers (s, 0);
@@ -427,6 +464,7 @@ do_getinfo (assuan_context_t ctx, char *line)
 KS_DEFINE_CMD (backup)
 KS_DEFINE_CMD (restore)
 KS_DEFINE_CMD (check)
+KS_DEFINE_CMD (upload_queued)
 KS_DEFINE_CMD (servers)
 KS_DEFINE_CMD (getinfo)
 
@@ -448,6 +486,7 @@ ks_helper_register (assuan_context_t ctx, ks_session_t *session)
       { "BACKUP",  cmd_backup,  hlp_backup },
       { "RESTORE", cmd_restore, hlp_restore },
       { "CHECK",   cmd_check,   hlp_check },
+      { "UPLOAD_QUEUED", cmd_upload_queued, hlp_upload_queued },
       { "SERVERS", cmd_servers, hlp_servers },
       { "GETINFO", cmd_getinfo, hlp_getinfo },
       { NULL }

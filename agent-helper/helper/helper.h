@@ -121,6 +121,7 @@ void ks_helper_status (assuan_context_t ctx, const char *keyword,
 void ks_helper_status_backup (ks_session_t *s, const ks_backup_result_t *r);
 void ks_helper_status_restore (ks_session_t *s, const ks_fetch_result_t *r);
 void ks_helper_status_check (ks_session_t *s, const ks_fetch_result_t *r);
+void ks_helper_status_queue (ks_session_t *s, const ks_queue_result_t *r);
 
 /* Read keysafe.conf of the GnuPG home into D where the command line
  * left a setting unset (conf.c); its locations go to SERVERS (room for

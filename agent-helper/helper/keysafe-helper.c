@@ -343,6 +343,20 @@ run_daemon (const ks_helper_defaults_t *defaults, const char *socketopt)
 }
 
 
+/* The value of --pow-cap; a value out of range ends the program.  */
+static unsigned int
+pow_cap_arg (unsigned long bits)
+{
+  if (bits < 1 || bits > KS_POW_CAP_MAX)
+    {
+      gpgrt_log_error (_("--pow-cap takes 1 to %u bits\n"),
+                       (unsigned int)KS_POW_CAP_MAX);
+      exit (2);
+    }
+  return (unsigned int)bits;
+}
+
+
 int
 main (int argc, char **argv)
 {
@@ -411,13 +425,7 @@ main (int argc, char **argv)
           defaults.opt.connect_timeout = (unsigned int)pargs.r.ret_ulong;
           break;
         case oPowCap:
-          if (pargs.r.ret_ulong < 1 || pargs.r.ret_ulong > KS_POW_CAP_MAX)
-            {
-              gpgrt_log_error (_("--pow-cap takes 1 to %u bits\n"),
-                               (unsigned int)KS_POW_CAP_MAX);
-              exit (2);
-            }
-          defaults.opt.pow_cap = (unsigned int)pargs.r.ret_ulong;
+          defaults.opt.pow_cap = pow_cap_arg (pargs.r.ret_ulong);
           break;
         case oSocket: socketopt = pargs.r.ret_str; break;
         default: pargs.err = ARGPARSE_PRINT_ERROR; break;

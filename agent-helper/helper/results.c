@@ -84,3 +84,9 @@ ks_helper_status_check (ks_session_t *s, const ks_fetch_result_t *r)
 {
   ks_status_check (r, send_status, s);
 }
+
+void
+ks_helper_status_queue (ks_session_t *s, const ks_queue_result_t *r)
+{
+  ks_status_queue (r, send_status, s);
+}
