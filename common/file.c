@@ -14,27 +14,33 @@
 #include "file.h"
 #include "buffer.h"
 
+/* The directory of PATH, ks_malloc'd; NULL with errno set.  */
+static char *
+dir_of (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  char *dir;
+
+  if (!slash)
+    return ks_strdup (".");
+  if (slash == path)
+    return ks_strdup ("/");
+  dir = ks_malloc (slash - path + 1);
+  if (dir)
+    {
+      memcpy (dir, path, slash - path);
+      dir[slash - path] = 0;
+    }
+  return dir;
+}
+
 /* Make the rename of a file in the directory of PATH durable.  */
 static void
 sync_parent (const char *path)
 {
-  const char *slash = strrchr (path, '/');
-  char *dir;
+  char *dir = dir_of (path);
   int fd;
 
-  if (!slash)
-    dir = ks_strdup (".");
-  else if (slash == path)
-    dir = ks_strdup ("/");
-  else
-    {
-      dir = ks_malloc (slash - path + 1);
-      if (dir)
-        {
-          memcpy (dir, path, slash - path);
-          dir[slash - path] = 0;
-        }
-    }
   if (!dir)
     return;
   fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -46,31 +52,76 @@ sync_parent (const char *path)
   ks_free (dir);
 }
 
+/* Write IOV into FD and make it durable.  */
+static gpg_error_t
+write_parts (int fd, const struct iovec *iov, int iovcnt)
+{
+  gpg_error_t err = 0;
+  int i;
+
+  for (i = 0; i < iovcnt && !err; i++)
+    err = ks_write_all (fd, iov[i].iov_base, iov[i].iov_len);
+  if (!err && fsync (fd))
+    err = gpg_error_from_syserror ();
+  return err;
+}
+
+/* The whole content first, in an unnamed file of PATH's directory
+ * (O_TMPFILE), then named TMP: a crash while writing leaves nothing
+ * behind, not half a file.  GPG_ERR_NOT_SUPPORTED when the file system
+ * or a missing /proc does not allow it.  */
+static gpg_error_t
+write_unnamed (const char *path, const char *tmp, const struct iovec *iov,
+               int iovcnt)
+{
+  gpg_error_t err;
+  char *dir = dir_of (path);
+  char proc[64];
+  int fd;
+
+  if (!dir)
+    return gpg_error_from_syserror ();
+  fd = open (dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  ks_free (dir);
+  if (fd < 0)
+    return gpg_error (GPG_ERR_NOT_SUPPORTED);
+  err = write_parts (fd, iov, iovcnt);
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (!err && linkat (AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+    err = errno == ENOENT && access ("/proc/self/fd", X_OK)
+      ? gpg_error (GPG_ERR_NOT_SUPPORTED) : gpg_error_from_syserror ();
+  if (close (fd) && !err)
+    err = gpg_error_from_syserror ();
+  return err;
+}
+
 gpg_error_t
 ks_file_write_atomic (const char *path, const struct iovec *iov, int iovcnt)
 {
   gpg_error_t err = 0;
   size_t n = strlen (path) + 5;
   char *tmp;
-  int fd, i;
+  int fd;
 
   tmp = ks_malloc (n);
   if (!tmp)
     return gpg_error_from_syserror ();
   snprintf (tmp, n, "%s.tmp", path);
-  unlink (tmp);   /* left by a crash */
-  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0)
+  unlink (tmp);   /* left by a crash between its link and its rename */
+  err = write_unnamed (path, tmp, iov, iovcnt);
+  if (gpg_err_code (err) == GPG_ERR_NOT_SUPPORTED)
     {
-      err = gpg_error_from_syserror ();
-      goto leave;
+      fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 0600);
+      if (fd < 0)
+        {
+          err = gpg_error_from_syserror ();
+          goto leave;
+        }
+      err = write_parts (fd, iov, iovcnt);
+      if (close (fd) && !err)
+        err = gpg_error_from_syserror ();
     }
-  for (i = 0; i < iovcnt && !err; i++)
-    err = ks_write_all (fd, iov[i].iov_base, iov[i].iov_len);
-  if (!err && fsync (fd))
-    err = gpg_error_from_syserror ();
-  if (close (fd) && !err)
-    err = gpg_error_from_syserror ();
   if (!err && rename (tmp, path))
     err = gpg_error_from_syserror ();
   if (err)

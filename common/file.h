@@ -9,9 +9,12 @@
 #include "util.h"
 
 /* Write the IOVCNT parts of IOV, one after the other, to PATH (mode
- * 0600): into PATH.tmp (O_EXCL, O_NOFOLLOW), fsync, rename over PATH,
- * fsync of the directory.  A crash at any point leaves the old PATH or
- * the whole new one; on an error PATH.tmp is removed.  */
+ * 0600): into an unnamed file of PATH's directory (O_TMPFILE), fsync,
+ * linked as PATH.tmp once complete, renamed over PATH, fsync of the
+ * directory.  Where O_TMPFILE or /proc is missing, PATH.tmp is written
+ * directly (O_EXCL, O_NOFOLLOW).  A crash at any point leaves the old
+ * PATH or the whole new one, and with O_TMPFILE no partial file at
+ * all; on an error PATH.tmp is removed.  */
 gpg_error_t ks_file_write_atomic (const char *path, const struct iovec *iov,
                                   int iovcnt);
 

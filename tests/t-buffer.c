@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include "t-support.h"
 
 #define NAME "c71524b7154f4a5bc1b997833d7842bef41ec7a548bd6ddd10b4f777817b347e"
@@ -247,6 +250,54 @@ check_file (void)
   rmdir (dir);
 }
 
+/* A writer killed while it writes leaves no file at all: neither a
+ * partial PATH nor a partial PATH.tmp (O_TMPFILE).  When the machine
+ * is fast enough to finish first, the whole file is there instead.  */
+static void
+check_file_killed (void)
+{
+  char dir[] = "/tmp/ks-t-buffer-XXXXXX";
+  char path[64], tmp[64];
+  static uint8_t block[1 << 16];
+  struct iovec iov[512];
+  struct stat st;
+  unsigned int i, round, partial = 0, killed = 0;
+  pid_t pid;
+
+  if (!mkdtemp (dir))
+    T_DIE ("mkdtemp");
+  snprintf (path, sizeof path, "%s/f", dir);
+  snprintf (tmp, sizeof tmp, "%s/f.tmp", dir);
+  memset (block, 'k', sizeof block);
+  for (i = 0; i < KS_DIM (iov); i++)
+    {
+      iov[i].iov_base = block;
+      iov[i].iov_len = sizeof block;
+    }
+  for (round = 0; round < 8; round++)
+    {
+      unlink (path);
+      pid = fork ();
+      if (pid < 0)
+        T_DIE ("fork");
+      if (!pid)
+        _exit (ks_file_write_atomic (path, iov, KS_DIM (iov)) ? 1 : 0);
+      usleep (1000 + 2000 * round);
+      killed += !kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      if (!stat (path, &st) && st.st_size != (off_t)sizeof block * KS_DIM (iov))
+        partial++;
+      if (!stat (tmp, &st) && st.st_size != (off_t)sizeof block * KS_DIM (iov))
+        partial++;
+      unlink (tmp);
+    }
+  T_CHECK (partial == 0);
+  printf ("# killed writers: %u of 8 rounds, partial files: %u\n", killed,
+          partial);
+  unlink (path);
+  rmdir (dir);
+}
+
 int
 main (void)
 {
@@ -257,5 +308,6 @@ main (void)
   check_detach ();
   check_unescape ();
   check_file ();
+  check_file_killed ();
   return t_done ();
 }
