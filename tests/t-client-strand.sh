@@ -142,4 +142,61 @@ for f in 2 4 6 7 8 9 10 11 12 13 14 15 16 18; do
   fi
 done
 
+# 4. A refusal that leaves an object short of k drops the whole backup,
+# chunk 0 with it: a later upload-queued must not send chunk 0 alone
+# and make the name look taken for a backup that never restores.  A
+# two-object secret, servers 2 and 3 down; then server 2 holds other
+# bytes under the name of its chunk-1 shard (as a lying or stale
+# location would) and answers 409 to it.
+head -c 600 /dev/urandom >"$T_WORK/two"
+srv_stop 2
+srv_stop 3
+fails "a two-object backup with two servers down" ks backup --stdin \
+   --name refused --password-fd 3 $SERVERS <"$T_WORK/two"
+srv_start 2
+srv_start 3
+C1=$("$top_builddir/tests/t-shardnames" refused 1 3 "$URL_2" | sed -n 2p)
+mkdir -p "$T_WORK/store2/${C1:0:2}/${C1:2:2}"
+head -c 512 /dev/urandom >"$T_WORK/store2/${C1:0:2}/${C1:2:2}/$C1"
+ks upload-queued $SERVERS || true
+grep_in "the refusal is named" "taken but does not hold" "$T_WORK/ks.err"
+eq "nothing of the backup stays queued" "$(qcount)" 0
+ks upload-queued $SERVERS || true
+ok "chunk 0 is on fewer than two servers" \
+   test "$(chunk_on_servers refused 0)" -lt 2
+fails "so nothing restores" ks restore --stdout --name refused \
+   --password-fd 3 $SERVERS
+grep_in "it says why" "only 1 shard of 'refused' found" "$T_WORK/ks.err"
+# The probe does not call the name taken (the locations that hold old
+# shards under it still refuse those names: servers cannot delete).
+ks backup --stdin --name refused --password-fd 3 $SERVERS \
+   <"$T_WORK/two" || true
+ok "a new backup under the name is not called taken" \
+   test -z "$(grep 'is taken: a backup under it exists' "$T_WORK/ks.err")"
+
+# 5. A FIFO planted in the queue directory under an entry's name does
+# not hang upload-queued (it reads as an empty, broken entry).
+mkdir -p "$QDIR"
+FIFO="$QDIR/$(printf 'f%.0s' $(seq 64))"
+mkfifo "$FIFO"
+timeout 30 "$KEYSAFE" --batch --profile test upload-queued $SERVERS \
+  >/dev/null 2>"$T_WORK/fifo.err"
+rc=$?
+ok "a FIFO in the queue does not hang upload-queued (exit $rc)" \
+   test "$rc" -ne 124
+rm -f "$FIFO"
+
+# 6. A link planted in the GnuPG home as the queue directory is not
+# followed: no shard lands where it points.
+rm -rf "$QDIR"
+mkdir "$T_WORK/elsewhere"
+ln -s "$T_WORK/elsewhere" "$QDIR"
+srv_stop 3
+ks backup --stdin --name linked --password-fd 3 $SERVERS <"$T_WORK/two" \
+  || true
+eq "nothing was written where the link points" \
+   "$(find "$T_WORK/elsewhere" -type f | wc -l)" 0
+srv_start 3
+rm -f "$QDIR"
+
 t_done

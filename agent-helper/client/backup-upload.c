@@ -205,7 +205,13 @@ queue_one (const ks_options_t *opt, const ks_ui_t *ui,
   unsigned int i, ns = 0;
   size_t first = idx - idx % set->n;
 
-  memcpy (obj.backup, set->names[0], KS_NAME_HEX_LEN + 1);
+  uint8_t id[32];
+
+  /* The backup's id: a hash of its first shard, random per backup (a
+   * run again under the same name and password gets another one) and
+   * never a name on a server.  */
+  gcry_md_hash_buffer (GCRY_MD_SHA256, id, set->shards[0], set->shard_len);
+  ks_hex_encode (id, sizeof id, obj.backup);
   obj.chunk = idx / set->n;
   obj.nchunks = set->nchunks;
 
@@ -338,6 +344,11 @@ send_chunks (const ks_options_t *opt, const ks_ui_t *ui,
       *r_hopeless = 1;
   if (!err && !*r_hopeless)
     err = send_ahead (opt, ui, set, servers, j0, j1, st, which, r);
+  /* A written-ahead shard the server refused may leave its object
+   * short.  */
+  for (j = j0; !err && !*r_hopeless && j < j1; j++)
+    if (!reachable (set, st, j))
+      *r_hopeless = 1;
   for (idx = (size_t)j0 * set->n;
        !*r_hopeless && !err && idx < (size_t)j1 * set->n; idx++)
     if (st[idx] == SH_FAILED

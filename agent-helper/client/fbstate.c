@@ -305,7 +305,8 @@ ks_fbstate_read_pending (const char *path, ks_fbpending_t *pd)
   size_t len = 0;
 
   memset (pd, 0, sizeof *pd);
-  err = ks_file_read (path, PENDING_MAX_FILE, 0, &bytes, &len);
+  err = ks_file_read_at (AT_FDCWD, path, PENDING_MAX_FILE, 0, &bytes,
+                         &len);
   if (!err)
     err = ks_fbstate_parse_pending (bytes, len, pd);
   ks_free (bytes);

@@ -133,6 +133,33 @@ check_sibs (const ks_transport_cfg_t *cfg, const ks_queue_entry_t *q,
   return err;
 }
 
+/* After a round: an object that a refusal (409 with other bytes) left
+ * short of K, stored and queued, can never be restored, so its whole
+ * backup is dropped now, chunk 0 with it; else a later run would judge
+ * chunk 0 alone and make the name look taken for a backup that never
+ * restores.  */
+static void
+drop_refused_short (const ks_queue_entry_t *q, size_t nq,
+                    const struct qobj *o, const int *done, int *what)
+{
+  size_t l, e;
+  unsigned int refused;
+
+  for (l = 0; l < nq; l++)
+    {
+      if (o[l].lead != l || !q[l].k)
+        continue;
+      refused = 0;
+      for (e = l; e < nq; e++)
+        refused += o[e].lead == l && what[e] == Q_REFUSED;
+      if (!refused || o[l].stored + o[l].queued - refused >= q[l].k)
+        continue;
+      for (e = o[l].group; e < nq; e++)
+        if (o[e].group == o[l].group && !done[e] && what[e] != Q_REFUSED)
+          what[e] = Q_DROP;
+    }
+}
+
 /* After the first round: chunk 0 of a backup goes out when every other
  * object of it that has entries now has K stored shards, nothing of it
  * was dropped and none of its entries lies past the NQ looked at.  The
@@ -383,8 +410,12 @@ ks_queue_send (const ks_options_t *opt, const ks_ui_t *ui,
   for (i = 0; !err && i < nq; i++)
     if (what[i] == Q_SEND)
       what[i] = Q_SENT;
+  if (!err)
+    drop_refused_short (q, nq, o, done, what);
   if (!err && release_first (q, nq, nall, o, done, what))
     err = send_entries (&cfg, q, nq, what, done, r);
+  if (!err)
+    drop_refused_short (q, nq, o, done, what);
   if (err)
     {
       r->failure = KS_QUEUE_TRANSFER;

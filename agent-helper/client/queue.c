@@ -94,6 +94,7 @@ ks_queue_add (const char *homedir, const char *url,
   char *dir = NULL, *path = NULL;
   ks_buf_t *head = NULL;
   struct iovec iov[2];
+  struct stat st;
   size_t n;
 
   if (!ks_name_is_valid (name, strlen (name)) || strchr (url, '\n'))
@@ -106,6 +107,18 @@ ks_queue_add (const char *homedir, const char *url,
   if (mkdir (dir, 0700) && errno != EEXIST)
     {
       err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  /* Shards go only into a real directory of ours, not where a link
+   * planted in the GnuPG home points.  */
+  if (lstat (dir, &st))
+    {
+      err = gpg_error_from_syserror ();
+      goto leave;
+    }
+  if (!S_ISDIR (st.st_mode) || st.st_uid != geteuid ())
+    {
+      err = gpg_error (GPG_ERR_EPERM);
       goto leave;
     }
   n = strlen (dir) + KS_NAME_HEX_LEN + 2;
@@ -262,7 +275,7 @@ read_entry (const char *path, const char *name, ks_queue_entry_t *e)
   size_t len = 0;
 
   memset (e, 0, sizeof *e);
-  err = ks_file_read (path, QUEUE_MAX_FILE, 0, &bytes, &len);
+  err = ks_file_read_at (AT_FDCWD, path, QUEUE_MAX_FILE, 0, &bytes, &len);
   if (err)
     return err;
   err = ks_queue_parse_entry (bytes, len, e);

@@ -14,7 +14,7 @@
  * backup of one object) and "keysafe-queue-1" (URL and bytes only;
  * sent as they are).  Only shards are queued, never the secret; one
  * shard alone reveals nothing.  A file appears whole or not at all
- * (temp file, fsync, rename).
+ * (common/file.c: an unnamed file linked once complete).
  */
 #ifndef KS_QUEUE_H
 #define KS_QUEUE_H
@@ -28,8 +28,8 @@ typedef struct ks_queue_sib
   char name[KS_NAME_HEX_LEN + 1];
 } ks_queue_sib_t;
 
-/* Which backup and object an entry belongs to.  The id is the name of
- * share 1 of chunk 0: unique per backup and never sent anywhere.  */
+/* Which backup and object an entry belongs to.  The id is SHA-256 of
+ * the backup's first shard in hex: random per backup, kept locally.  */
 typedef struct ks_queue_obj
 {
   char backup[KS_NAME_HEX_LEN + 1];
