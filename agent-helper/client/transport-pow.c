@@ -33,41 +33,35 @@ ks_transport_pow_cap (const ks_transport_cfg_t *cfg, const ks_xfer_t *x)
   return x->method == KS_HTTP_PUT ? KS_POW_CAP_PUT : KS_POW_CAP_GET;
 }
 
-/* The index of URL in B, added with the base allowance LIMIT when new;
- * -1 with errno set when out of memory.  */
-static ssize_t
-budget_slot (ks_pow_budget_t *b, const char *url, uint64_t limit)
+/* The record of URL in B, added with the base allowance LIMIT when
+ * new; NULL with errno set when out of memory.  */
+static struct ks_pow_budget_loc *
+budget_loc (ks_pow_budget_t *b, const char *url, uint64_t limit)
 {
+  struct ks_pow_budget_loc *loc;
   size_t i;
 
   for (i = 0; i < b->n; i++)
-    if (!strcmp (b->urls[i], url))
-      return (ssize_t)i;
+    if (!strcmp (b->loc[i].url, url))
+      return &b->loc[i];
   if (b->n == b->size)
     {
       size_t size = b->size ? 2 * b->size : 8;
-      char **urls = ks_realloc (b->urls, size * sizeof *urls);
-      uint64_t *v;
 
-      if (!urls)
-        return -1;
-      b->urls = urls;
-      v = ks_realloc (b->spent, size * sizeof *v);
-      if (!v)
-        return -1;
-      b->spent = v;
-      v = ks_realloc (b->limit, size * sizeof *v);
-      if (!v)
-        return -1;
-      b->limit = v;
+      loc = ks_realloc (b->loc, size * sizeof *loc);
+      if (!loc)
+        return NULL;
+      b->loc = loc;
       b->size = size;
     }
-  b->urls[b->n] = ks_strdup (url);
-  if (!b->urls[b->n])
-    return -1;
-  b->spent[b->n] = 0;
-  b->limit[b->n] = limit;
-  return (ssize_t)b->n++;
+  loc = &b->loc[b->n];
+  loc->url = ks_strdup (url);
+  if (!loc->url)
+    return NULL;
+  loc->spent = 0;
+  loc->limit = limit;
+  b->n++;
+  return loc;
 }
 
 gpg_error_t
@@ -77,19 +71,19 @@ ks_transport_pow_charge (const ks_transport_cfg_t *cfg, const ks_xfer_t *x,
   ks_pow_budget_t *b = cfg->pow_budget;
   unsigned int cap = cfg->pow_cap ? cfg->pow_cap : KS_POW_CAP_PUT;
   uint64_t cost = 1ULL << d;
-  ssize_t i;
+  struct ks_pow_budget_loc *loc;
 
   if (!b)
     return 0;
-  i = budget_slot (b, x->base, 1ULL << (cap + KS_POW_BUDGET_BITS));
-  if (i < 0)
+  loc = budget_loc (b, x->base, 1ULL << (cap + KS_POW_BUDGET_BITS));
+  if (!loc)
     return gpg_error_from_syserror ();
   if (!x->priv->pow_rounds)
-    b->limit[i] += 1ULL << (cap > KS_POW_BUDGET_PER_REQUEST_BITS
-                            ? cap - KS_POW_BUDGET_PER_REQUEST_BITS : 0);
-  if (b->spent[i] > b->limit[i] || cost > b->limit[i] - b->spent[i])
+    loc->limit += 1ULL << (cap > KS_POW_BUDGET_PER_REQUEST_BITS
+                           ? cap - KS_POW_BUDGET_PER_REQUEST_BITS : 0);
+  if (loc->spent > loc->limit || cost > loc->limit - loc->spent)
     return gpg_error (GPG_ERR_LIMIT_REACHED);
-  b->spent[i] += cost;
+  loc->spent += cost;
   return 0;
 }
 
@@ -101,10 +95,8 @@ ks_pow_budget_release (ks_pow_budget_t *b)
   if (!b)
     return;
   for (i = 0; i < b->n; i++)
-    ks_free (b->urls[i]);
-  ks_free (b->urls);
-  ks_free (b->spent);
-  ks_free (b->limit);
+    ks_free (b->loc[i].url);
+  ks_free (b->loc);
   memset (b, 0, sizeof *b);
 }
 

@@ -53,9 +53,12 @@ typedef struct ks_xfer
 typedef struct ks_pow_budget
 {
   size_t n, size;
-  char **urls;                  /* base URLs, ks_malloc'd */
-  uint64_t *spent;              /* expected hashes paid: the sum of 2^D */
-  uint64_t *limit;              /* what may be paid so far */
+  struct ks_pow_budget_loc
+  {
+    char *url;                  /* base URL, ks_malloc'd */
+    uint64_t spent;             /* expected hashes paid: the sum of 2^D */
+    uint64_t limit;             /* what may be paid so far */
+  } *loc;
 } ks_pow_budget_t;
 
 void ks_pow_budget_release (ks_pow_budget_t *b);
